@@ -1,0 +1,52 @@
+# stacktest: build the host runner, the guest programs and the guest's
+# base initramfs.  The kernel itself is built (and cached) by the runner.
+B := build
+CC := gcc
+CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter
+HOST_LIBS := -linih -lcrypto
+
+HOST_OBJS := $(addprefix $(B)/obj/host/,util.o topo.o ktap.o kbuild.o cpio.o qemu.o run.o) \
+	     $(B)/obj/stacks/spec.o
+GUEST_LIB := guest-tests/guest.c stacks/spec.c
+GUEST_HDRS := guest-tests/guest.h stacks/spec.h stacks/stack.h
+STACKS := stacks/stack.c stacks/md.c stacks/fs.c stacks/swap.c
+TESTS := data-integrity swapfile-integrity
+GUEST_BINS := $(B)/guest/bin/init $(addprefix $(B)/guest/bin/,$(TESTS))
+# Host tools copied into the guest, with their libraries.
+GUEST_TOOLS := mdadm dmsetup mkfs.ext4 e2fsck debugfs mkswap
+INITRAMFS := $(B)/guest/initramfs.cpio.gz
+
+all: $(B)/bin/runner $(B)/bin/unit-tests $(INITRAMFS)
+
+$(B)/obj/%.o: %.c $(wildcard host/*.h) stacks/spec.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(B)/bin/runner: $(HOST_OBJS) $(B)/obj/host/main.o
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(HOST_LIBS)
+
+$(B)/bin/unit-tests: $(HOST_OBJS) $(B)/obj/host/test/unit.o
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(HOST_LIBS)
+
+$(B)/guest/bin/init: guest-tests/init.c $(STACKS) $(GUEST_LIB) $(GUEST_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -static -o $@ guest-tests/init.c $(STACKS) $(GUEST_LIB)
+
+$(B)/guest/bin/%: guest-tests/%.c $(GUEST_LIB) $(GUEST_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -static -o $@ $< $(GUEST_LIB)
+
+$(INITRAMFS): $(GUEST_BINS) guest-tests/mkinitramfs.sh Makefile
+	guest-tests/mkinitramfs.sh $(abspath $@) $(abspath $(B)/guest/root) \
+		$(abspath $(B)/guest/bin) $(GUEST_TOOLS)
+
+# The test command: host unit tests, then the walking skeleton end to end.
+check: all
+	@bash host/check.sh
+
+clean:
+	rm -rf $(B)/obj $(B)/bin $(B)/guest
+
+.PHONY: all check clean

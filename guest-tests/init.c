@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The guest's PID 1: mount the pseudo filesystems, read the plan the
+ * runner appended to the initramfs, build the stack bottom-up, run each
+ * test program, tear the stack down, and report everything as KTAP v1 on
+ * the virtio-serial port named "ktap".  Then power off (reboot with QEMU's
+ * -no-reboot ends the guest).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "guest.h"
+#include "../stacks/stack.h"
+
+#define MAX_ITEMS 16
+
+struct plan {
+	char name[64];
+	char seed[32];
+	int nlayers, ntests;
+	struct layer layers[MAX_ITEMS];
+	char tests[MAX_ITEMS][64];
+};
+
+static FILE *out;	/* the KTAP port */
+
+static void setup_mounts(void)
+{
+	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
+	mount("proc", "/proc", "proc", 0, NULL);
+	mount("sysfs", "/sys", "sysfs", 0, NULL);
+	mount("tmpfs", "/tmp", "tmpfs", 0, NULL);
+	mount("tmpfs", "/run", "tmpfs", 0, NULL);
+	mkdir("/run/mdadm", 0755);
+	mkdir("/mnt", 0755);
+}
+
+/* The kernel found no /dev/console in the archive: open it ourselves. */
+static void setup_console(void)
+{
+	int fd = open("/dev/console", O_RDWR);
+
+	if (fd < 0)
+		return;
+	dup2(fd, 0);
+	dup2(fd, 1);
+	dup2(fd, 2);
+	if (fd > 2)
+		close(fd);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
+static FILE *open_port(const char *want)
+{
+	const char *base = "/sys/class/virtio-ports";
+	char path[300], name[64], dev[300];
+	struct dirent *de;
+	DIR *d = opendir(base);
+	FILE *f = NULL;
+	int fd;
+
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/name", base, de->d_name);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		name[0] = 0;
+		if (read(fd, name, sizeof(name) - 1) > 0)
+			name[strcspn(name, "\n")] = 0;
+		close(fd);
+		if (strcmp(name, want))
+			continue;
+		snprintf(dev, sizeof(dev), "/dev/%s", de->d_name);
+		f = fopen(dev, "w");
+		break;
+	}
+	if (d)
+		closedir(d);
+	if (!f) {
+		fprintf(stderr, "init: no virtio port '%s'; KTAP on console\n",
+			want);
+		f = fdopen(dup(1), "w");
+	}
+	setvbuf(f, NULL, _IOLBF, 0);
+	return f;
+}
+
+static void plan_line(struct plan *p, struct stack *s, char *line)
+{
+	char *val = strchr(line, ' '), err[200];
+
+	if (!val)
+		return;
+	*val++ = 0;
+	if (!strcmp(line, "name")) {
+		snprintf(p->name, sizeof(p->name), "%s", val);
+	} else if (!strcmp(line, "seed")) {
+		snprintf(p->seed, sizeof(p->seed), "%s", val);
+	} else if (!strcmp(line, "disk") && s->ndisks < STACK_MAX_DISKS) {
+		snprintf(s->disks[s->ndisks++], sizeof(s->disks[0]), "%s", val);
+	} else if (!strcmp(line, "layer") && p->nlayers < MAX_ITEMS) {
+		if (layer_parse(val, &p->layers[p->nlayers], err, sizeof(err)))
+			fprintf(stderr, "init: plan: %s\n", err);
+		else
+			p->nlayers++;
+	} else if (!strcmp(line, "test") && p->ntests < MAX_ITEMS) {
+		snprintf(p->tests[p->ntests++], sizeof(p->tests[0]), "%s", val);
+	}
+}
+
+static int read_plan(struct plan *p, struct stack *s)
+{
+	char line[512];
+	FILE *f = fopen("/plan", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		plan_line(p, s, line);
+	}
+	fclose(f);
+	return 0;
+}
+
+static void result(int n, int ok, const char *name, double t0)
+{
+	fprintf(out, "# duration_ms: %.0f\n", (mono_s() - t0) * 1000);
+	fprintf(out, "%sok %d %s\n", ok ? "" : "not ", n, name);
+}
+
+static int build_stack(struct plan *p, struct stack *s, int *built)
+{
+	char msg[256];
+	int i;
+
+	fprintf(out, "    KTAP version 1\n    1..%d\n", p->nlayers);
+	for (i = 0; i < p->nlayers; i++) {
+		const struct layer_ops *ops = stack_ops(p->layers[i].kind);
+		double t0 = mono_s();
+		int ok;
+
+		msg[0] = 0;
+		ok = ops && !ops->build(s, &p->layers[i], msg, sizeof(msg));
+		fprintf(out, "    # %s (%.2fs)\n", msg, mono_s() - t0);
+		fprintf(out, "    %sok %d %s\n", ok ? "" : "not ", i + 1,
+			p->layers[i].kind);
+		if (!ok)
+			return -1;
+		*built = i + 1;
+	}
+	return 0;
+}
+
+static int teardown_stack(struct plan *p, struct stack *s, int built)
+{
+	char msg[256];
+	int i, bad = 0;
+
+	fprintf(out, "    KTAP version 1\n    1..%d\n", built);
+	for (i = built - 1; i >= 0; i--) {
+		const struct layer_ops *ops = stack_ops(p->layers[i].kind);
+		int ok;
+
+		msg[0] = 0;
+		ok = !ops->teardown(s, &p->layers[i], msg, sizeof(msg));
+		fprintf(out, "    # %s\n    %sok %d %s\n", msg,
+			ok ? "" : "not ", built - i, p->layers[i].kind);
+		bad |= !ok;
+	}
+	return bad ? -1 : 0;
+}
+
+/* Run /bin/NAME; its KTAP (stdout) goes to the port, nested. */
+static int run_test(const char *name)
+{
+	char path[128], line[1024];
+	int pfd[2], st;
+	FILE *f;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "/bin/%s", name);
+	if (pipe(pfd))
+		return -1;
+	fflush(NULL);
+	pid = fork();
+	if (!pid) {
+		close(pfd[0]);
+		dup2(pfd[1], 1);
+		execl(path, path, (char *)NULL);
+		fprintf(stderr, "init: cannot run %s: %s\n", path,
+			strerror(errno));
+		_exit(127);
+	}
+	close(pfd[1]);
+	f = fdopen(pfd[0], "r");
+	while (f && fgets(line, sizeof(line), f))
+		fprintf(out, "    %s", line);
+	if (f)
+		fclose(f);
+	if (waitpid(pid, &st, 0) < 0)
+		return -1;
+	if (WIFSIGNALED(st))
+		fprintf(out, "    # %s killed by signal %d\n", name,
+			WTERMSIG(st));
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+static void power_off(void)
+{
+	sync();
+	reboot(RB_AUTOBOOT);
+	for (;;)
+		pause();
+}
+
+static double uptime(void)
+{
+	double up = -1;
+	FILE *f = fopen("/proc/uptime", "r");
+
+	if (f) {
+		if (fscanf(f, "%lf", &up) != 1)
+			up = -1;
+		fclose(f);
+	}
+	return up;
+}
+
+int main(void)
+{
+	static struct plan p;
+	static struct stack s;
+	int n = 0, built = 0, stack_ok, i;
+	double t0;
+
+	setup_mounts();
+	setup_console();
+	setenv("PATH", "/sbin:/bin:/usr/sbin:/usr/bin", 1);
+	out = open_port("ktap");
+	fprintf(out, "KTAP version 1\n");
+	if (read_plan(&p, &s)) {
+		fprintf(out, "Bail out! no /plan in the initramfs\n");
+		power_off();
+	}
+	setenv("STACK_SEED", p.seed, 1);
+	fprintf(out, "# topology: %s seed: %s uptime_at_init: %.2f\n", p.name,
+		p.seed, uptime());
+	fprintf(out, "1..%d\n", p.ntests + 2);
+	t0 = mono_s();
+	stack_ok = !build_stack(&p, &s, &built);
+	result(++n, stack_ok, "stack-build", t0);
+	stack_export(&s);
+	for (i = 0; i < p.ntests; i++) {
+		t0 = mono_s();
+		if (!stack_ok) {
+			fprintf(out, "    # not run: the stack was not built\n");
+			result(++n, 0, p.tests[i], t0);
+			continue;
+		}
+		result(++n, !run_test(p.tests[i]), p.tests[i], t0);
+	}
+	t0 = mono_s();
+	result(++n, !teardown_stack(&p, &s, built), "stack-teardown", t0);
+	fflush(NULL);
+	power_off();
+	return 0;
+}

@@ -1,0 +1,53 @@
+#!/bin/sh
+# Build the guest's base initramfs from the host's own Debian binaries
+# (with the shared libraries ldd names) and our static programs.
+# usage: mkinitramfs.sh OUT.cpio.gz STAGING_DIR GUEST_BIN_DIR TOOL...
+set -eu
+out=$1 stage=$2 bindir=$3
+shift 3
+
+rm -rf "$stage"
+mkdir -p "$stage"
+cd "$stage"
+mkdir -p dev proc sys tmp run mnt etc usr/bin usr/sbin usr/lib usr/lib64
+# Debian 12 is merged-/usr: keep the same shape in the guest.
+ln -s usr/bin bin
+ln -s usr/sbin sbin
+ln -s usr/lib lib
+ln -s usr/lib64 lib64
+
+# Put a host file at its /usr path in the guest, following symlinks.
+put() {
+	case $1 in
+	/usr/*) dst=.$1 ;;
+	*) dst=./usr$1 ;;
+	esac
+	mkdir -p "$(dirname "$dst")"
+	[ -e "$dst" ] || cp -L "$1" "$dst"
+}
+
+for tool in "$@"; do
+	path=$(command -v "$tool" || true)
+	if [ -z "$path" ]; then
+		echo "mkinitramfs: '$tool' not found on this host" >&2
+		exit 1
+	fi
+	put "$path"
+	# ldd prints "lib => /path (addr)" or "/path (addr)".
+	for lib in $(ldd "$path" 2>/dev/null | sed -n 's/.*=> \(\/[^ ]*\).*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) (.*/\1/p'); do
+		put "$lib"
+	done
+done
+
+cp /bin/busybox usr/bin/busybox
+for applet in sh ls cat dmesg; do
+	ln -s busybox "usr/bin/$applet"
+done
+cp /etc/mke2fs.conf etc/
+cp "$bindir/init" init
+for prog in "$bindir"/*; do
+	[ "$(basename "$prog")" = init ] || cp "$prog" usr/bin/
+done
+
+find . -mindepth 1 | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0 --reproducible | gzip -n -6 > "$out.tmp"
+mv "$out.tmp" "$out"

@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * swapfile-integrity: push pages out to a swap file on the stack and prove
+ * that (1) they come back intact, (2) swapping really happened, and (3)
+ * nothing outside the swap file's extents was written: data files keep
+ * their checksums, the filesystem is clean for fsck, and a per-block
+ * digest of the filesystem's device, taken unmounted before swapon and
+ * after swapoff, differs only inside the swap file's extents (FIEMAP) and
+ * in the few blocks an idle mount/unmount itself rewrites.
+ *
+ * (1) alone proves nothing: with the 5.12-rc1 bug, swap reads come from
+ * the same wrong sectors the writes went to, so the hog sees its pages
+ * intact while the filesystem under the swap file is destroyed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/swap.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "guest.h"
+
+#define NDATA 16
+#define DATA_SIZE (2LL << 20)
+#define BLK 4096
+#define MAX_EXTENTS 4096
+#define CHUNK (1 << 20)
+#define HOG_STREAM 0x686f67
+#define MAX_STRAY_SHOWN 8
+
+struct extent {
+	long long start, len;	/* bytes on the filesystem's device */
+};
+
+static uint64_t seed;
+static const char *mnt, *fsdev, *fstype, *swapfile;
+static char datadir[128];
+
+static void data_path(char *p, size_t n, int i)
+{
+	snprintf(p, n, "%s/d%02d", datadir, i);
+}
+
+static int write_data(char *buf)
+{
+	char p[160];
+	int i, fd, bad = 0;
+
+	snprintf(datadir, sizeof(datadir), "%s/swapfile-integrity", mnt);
+	mkdir(datadir, 0755);
+	for (i = 0; i < NDATA && !bad; i++) {
+		data_path(p, sizeof(p), i);
+		pattern_fill(buf, DATA_SIZE, seed, 100 + i, 0);
+		fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0 || write(fd, buf, DATA_SIZE) != DATA_SIZE ||
+		    fsync(fd)) {
+			ktap_diag("writing %s: %s", p, strerror(errno));
+			bad = 1;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	return bad;
+}
+
+static int verify_data(char *buf)
+{
+	char p[160];
+	long long m;
+	int i, fd, bad = 0;
+
+	for (i = 0; i < NDATA; i++) {
+		data_path(p, sizeof(p), i);
+		fd = open(p, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || read(fd, buf, DATA_SIZE) != DATA_SIZE) {
+			ktap_diag("reading %s: %s", p, strerror(errno));
+			bad++;
+		} else if ((m = pattern_check(buf, DATA_SIZE, seed, 100 + i,
+					      0)) >= 0) {
+			ktap_diag("%s changed: first difference at offset %lld",
+				  p, m);
+			bad++;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	if (bad)
+		ktap_diag("%d of %d data files changed or unreadable", bad,
+			  NDATA);
+	return bad;
+}
+
+static uint64_t block_hash(const unsigned char *p)
+{
+	uint64_t h = 0xcbf29ce484222325ULL, w;
+	int i;
+
+	for (i = 0; i < BLK; i += 8) {
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0x100000001b3ULL;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+/* One 64-bit digest per 4K block of the whole device, read with O_DIRECT. */
+static uint64_t *digest_device(const char *dev, long long *nblocks)
+{
+	unsigned long long size = 0;
+	uint64_t *d = NULL;
+	void *buf = NULL;
+	long long b, off;
+	int fd = open(dev, O_RDONLY | O_DIRECT | O_CLOEXEC);
+
+	if (fd < 0 || ioctl(fd, BLKGETSIZE64, &size) ||
+	    posix_memalign(&buf, BLK, CHUNK)) {
+		ktap_diag("digest %s: %s", dev, strerror(errno));
+		goto out;
+	}
+	*nblocks = size / BLK;
+	d = calloc(*nblocks, sizeof(*d));
+	for (off = 0; d && off < *nblocks * BLK; off += CHUNK) {
+		long long len = *nblocks * BLK - off < CHUNK ?
+				*nblocks * BLK - off : CHUNK;
+
+		if (pread(fd, buf, len, off) != len) {
+			ktap_diag("read %s at %lld: %s", dev, off,
+				  strerror(errno));
+			free(d);
+			d = NULL;
+			break;
+		}
+		for (b = 0; b < len / BLK; b++)
+			d[off / BLK + b] = block_hash((unsigned char *)buf +
+						      b * BLK);
+	}
+out:
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	return d;
+}
+
+static int get_extents(const char *path, struct extent *ext, int *n)
+{
+	size_t sz = sizeof(struct fiemap) + 256 * sizeof(struct fiemap_extent);
+	struct fiemap *fm = calloc(1, sz);
+	unsigned long long start = 0;
+	unsigned int i;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), last = 0;
+
+	*n = 0;
+	while (fd >= 0 && fm && !last) {
+		memset(fm, 0, sz);
+		fm->fm_start = start;
+		fm->fm_length = ~0ULL;
+		fm->fm_flags = FIEMAP_FLAG_SYNC;
+		fm->fm_extent_count = 256;
+		if (ioctl(fd, FS_IOC_FIEMAP, fm) || !fm->fm_mapped_extents)
+			break;
+		for (i = 0; i < fm->fm_mapped_extents && *n < MAX_EXTENTS; i++) {
+			struct fiemap_extent *fe = &fm->fm_extents[i];
+
+			ext[*n].start = fe->fe_physical;
+			ext[(*n)++].len = fe->fe_length;
+			start = fe->fe_logical + fe->fe_length;
+			last |= fe->fe_flags & FIEMAP_EXTENT_LAST;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	free(fm);
+	return *n ? 0 : -1;
+}
+
+static int in_extents(long long off, const struct extent *ext, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (off >= ext[i].start && off < ext[i].start + ext[i].len)
+			return 1;
+	return 0;
+}
+
+/*
+ * Where a mounted, idle ext4 may legitimately write: the primary
+ * superblock (mount count, times, state; it lives in block 0) and its jbd2
+ * journal (inode <8>), where a transaction may commit while mounted and
+ * whose superblock is rewritten when the journal is emptied at unmount.
+ * Seen here: an idle mount + swapon + swapoff + unmount changes block 0
+ * and the first few journal blocks, nothing else.  The journal's extents
+ * come from debugfs, in filesystem blocks (4K: the ext4 layer sets -b 4096).
+ */
+static int fs_allowed(struct extent *al, int max)
+{
+	const char *argv[] = { "debugfs", "-R", "stat <8>", fsdev, NULL };
+	static char out[16384];
+	char *p;
+	int n = 0;
+
+	if (strcmp(fstype, "ext4"))
+		return 0;
+	al[n].start = 0;
+	al[n++].len = BLK;
+	p = run_out(argv, out, sizeof(out)) ? NULL : strstr(out, "EXTENTS:");
+	while (p && n < max) {
+		long long l0, p0, p1;
+
+		p = strchr(p, '(');
+		if (!p)
+			break;
+		if (sscanf(p, "(%lld-%*d):%lld-%lld", &l0, &p0, &p1) == 3 ||
+		    sscanf(p, "(%lld):%lld", &l0, &p0) == 2) {
+			if (sscanf(p, "(%*d-%*d):%*d-%lld", &p1) != 1)
+				p1 = p0;
+			al[n].start = p0 * BLK;
+			al[n++].len = (p1 - p0 + 1) * BLK;
+			ktap_diag("allowed: journal blocks %lld-%lld", p0, p1);
+		}
+		p++;
+	}
+	if (n == 1)
+		ktap_diag("debugfs could not locate the journal: only block 0 allowed");
+	return n;
+}
+
+/* Name the owner of each stray block (debugfs icheck: inode 8 is the journal). */
+static void explain_blocks(const long long *blocks, int n)
+{
+	char cmd[512], out[2048];
+	const char *argv[] = { "debugfs", "-R", cmd, fsdev, NULL };
+	int i, len = snprintf(cmd, sizeof(cmd), "icheck");
+
+	if (strcmp(fstype, "ext4") || !n)
+		return;
+	for (i = 0; i < n && len < (int)sizeof(cmd) - 24; i++)
+		len += snprintf(cmd + len, sizeof(cmd) - len, " %lld", blocks[i]);
+	if (run_out(argv, out, sizeof(out)))
+		return;
+	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n"))
+		ktap_diag("  %s", line);
+}
+
+static int compare_digests(const uint64_t *a, const uint64_t *b, long long n,
+			   const struct extent *ext, int next)
+{
+	struct extent al[16];
+	long long stray = 0, inside = 0, allowed = 0, blk;
+	long long shown[MAX_STRAY_SHOWN];
+	int nal = fs_allowed(al, 16);
+
+	for (blk = 0; blk < n; blk++) {
+		if (a[blk] == b[blk])
+			continue;
+		if (in_extents(blk * BLK, ext, next)) {
+			inside++;
+		} else if (in_extents(blk * BLK, al, nal)) {
+			allowed++;
+		} else {
+			if (stray < MAX_STRAY_SHOWN) {
+				shown[stray] = blk;
+				ktap_diag("stray write: block %lld (byte offset %lld) of %s changed outside the swap file",
+					  blk, blk * BLK, fsdev);
+			}
+			stray++;
+		}
+	}
+	explain_blocks(shown, stray < MAX_STRAY_SHOWN ? stray : MAX_STRAY_SHOWN);
+	ktap_diag("changed blocks: %lld inside the swap file, %lld in superblock/journal, %lld elsewhere",
+		  inside, allowed, stray);
+	return stray ? -1 : 0;
+}
+
+static long long meminfo_kb(const char *key)
+{
+	char line[128];
+	size_t klen = strlen(key);
+	long long v = -1;
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ':')
+			v = atoll(line + klen + 1);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* In a child: fill more memory than the guest has, then verify it all. */
+static int hog(long long bytes)
+{
+	long long pages = bytes / BLK, p, bad = 0;
+	unsigned char *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED)
+		return 2;
+	for (p = 0; p < pages; p++)
+		pattern_fill(m + p * BLK, BLK, seed, HOG_STREAM, p * BLK);
+	for (p = 0; p < pages; p++) {
+		if (pattern_check(m + p * BLK, BLK, seed, HOG_STREAM,
+				  p * BLK) < 0)
+			continue;
+		if (!bad)
+			printf("# hog page %lld came back wrong\n", p);
+		bad++;
+	}
+	if (bad)
+		printf("# %lld of %lld hog pages came back wrong\n", bad,
+		       pages);
+	return bad ? 1 : 0;
+}
+
+static int run_hog(long long *bytes)
+{
+	long long total = meminfo_kb("MemTotal") << 10;
+	long long room = (meminfo_kb("MemAvailable") +
+			  meminfo_kb("SwapFree")) << 10;
+	int st;
+	pid_t pid;
+
+	*bytes = total + (32LL << 20);
+	if (*bytes > room - (48LL << 20))
+		*bytes = room - (48LL << 20);
+	ktap_diag("memory hog: %lld MiB, guest RAM %lld MiB, free swap %lld MiB",
+		  *bytes >> 20, total >> 20, meminfo_kb("SwapFree") >> 10);
+	fflush(NULL);
+	pid = fork();
+	if (!pid)
+		_exit(hog(*bytes));
+	if (pid < 0 || waitpid(pid, &st, 0) < 0)
+		return -1;
+	if (WIFSIGNALED(st))
+		ktap_diag("hog killed by signal %d%s", WTERMSIG(st),
+			  WTERMSIG(st) == SIGKILL ? " (OOM killer?)" : "");
+	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -1;
+}
+
+static int fsck_clean(void)
+{
+	const char *argv[] = { "e2fsck", "-fn", fsdev, NULL };
+	char out[8192];
+	int rc;
+
+	if (strcmp(fstype, "ext4")) {
+		ktap_diag("no checker for %s", fstype);
+		return -1;
+	}
+	rc = run_out(argv, out, sizeof(out));
+	if (rc) {
+		char *line, *save;
+		int shown = 0;
+
+		ktap_diag("e2fsck -fn %s exited %d:", fsdev, rc);
+		for (line = strtok_r(out, "\n", &save); line && shown < 12;
+		     line = strtok_r(NULL, "\n", &save), shown++)
+			ktap_diag("  %s", line);
+	}
+	return rc ? -1 : 0;
+}
+
+static int remount(unsigned long flags)
+{
+	return mount_fs(fsdev, mnt, fstype, flags);
+}
+
+int main(void)
+{
+	static struct extent ext[MAX_EXTENTS];
+	uint64_t *before = NULL, *after = NULL;
+	long long nb = 0, na = 0, out0, in0, hogged;
+	struct ktap k;
+	char *buf;
+	int next = 0, ok;
+
+	seed = env_seed();
+	mnt = env_or("STACK_MNT", "");
+	fsdev = env_or("STACK_FSDEV", "");
+	fstype = env_or("STACK_FSTYPE", "");
+	swapfile = env_or("STACK_SWAPFILE", "");
+	ktap_begin(&k, 8);
+	if (!*mnt || !*swapfile || !*fsdev) {
+		ktap_diag("needs a filesystem with a swap file on the stack");
+		ktap_result(&k, 0, "stack has a swap file");
+		return ktap_end(&k);
+	}
+	buf = malloc(DATA_SIZE);
+	ktap_result(&k, buf && !write_data(buf), "%d data files written (%lld MiB)",
+		    NDATA, NDATA * DATA_SIZE >> 20);
+
+	/* Digest the filesystem unmounted, then mount noatime and swapon. */
+	swapoff(swapfile);
+	ok = !umount(mnt) && (before = digest_device(fsdev, &nb)) &&
+	     !remount(MS_NOATIME) && !get_extents(swapfile, ext, &next) &&
+	     !swapon(swapfile, 0);
+	ktap_diag("swap file %s: %d extents; %lld blocks digested", swapfile,
+		  next, nb);
+	ktap_result(&k, ok, "baseline digest taken unmounted, swap file on");
+
+	out0 = vmstat("pswpout");
+	in0 = vmstat("pswpin");
+	ok = ok && !run_hog(&hogged);
+	ktap_result(&k, ok, "memory hog's pages intact after coming back from swap");
+	ktap_diag("pswpout +%lld, pswpin +%lld pages", vmstat("pswpout") - out0,
+		  vmstat("pswpin") - in0);
+	ktap_result(&k, vmstat("pswpout") > out0 && vmstat("pswpin") > in0,
+		    "pages went out to swap and came back");
+
+	ok = !swapoff(swapfile);
+	if (!ok)
+		ktap_diag("swapoff: %s", strerror(errno));
+	ktap_result(&k, ok, "swapoff");
+
+	drop_caches();
+	ktap_result(&k, buf && !verify_data(buf), "data files intact after swapoff and drop_caches");
+
+	ok = !umount(mnt) && (after = digest_device(fsdev, &na)) && na == nb;
+	ok = ok && before && !compare_digests(before, after, nb, ext, next);
+	ktap_result(&k, ok, "no writes outside the swap file's extents");
+
+	ktap_result(&k, !fsck_clean(), "%s is clean (e2fsck -fn)", fsdev);
+
+	/* Leave the stack as the swapfile layer built it. */
+	if (remount(0) || swapon(swapfile, 0))
+		ktap_diag("could not restore mount and swap: %s",
+			  strerror(errno));
+	free(before);
+	free(after);
+	free(buf);
+	return ktap_end(&k);
+}

@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel: Debian's linux-source tarball, extracted once; per build key
+ * (source version, series content, fragment) a hard-linked copy with the
+ * series applied, configured as tinyconfig + our fragment, built out of
+ * tree with ccache.  A finished build leaves an "ok" stamp; nothing is
+ * rebuilt while the key is unchanged.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kbuild.h"
+
+#define SRC_NAME "linux-source-6.1"
+
+static char *source_version(const char *tarball)
+{
+	char *argv[] = { "dpkg-query", "-W", "-f=${Version}", SRC_NAME, NULL };
+	char *out = NULL;
+	struct stat st;
+
+	if (stat(tarball, &st))
+		die("%s: %s (install the Debian package %s)", tarball,
+		    strerror(errno), SRC_NAME);
+	if (run_capture(argv, NULL, &out) == 0 && out[0]) {
+		char *v = xasprintf("%s %s", SRC_NAME, out);
+
+		free(out);
+		return v;
+	}
+	free(out);
+	return xasprintf("%s size %lld mtime %lld", tarball,
+			 (long long)st.st_size, (long long)st.st_mtime);
+}
+
+/* build/src/linux-source-6.1, extracted once per source version. */
+static char *pristine_tree(const struct kbuild_opts *o, const char *version)
+{
+	char *dir = xasprintf("%s/src/%s", o->build, SRC_NAME);
+	char *stamp = xasprintf("%s/src/%s.ok", o->build, SRC_NAME);
+	char *have = read_file(stamp, NULL);
+	char *tmp, *argv[6];
+
+	if (have && !strcmp(have, version) && path_exists(dir)) {
+		free(have);
+		free(stamp);
+		return dir;
+	}
+	free(have);
+	tmp = xasprintf("%s/src/.extract.%d", o->build, getpid());
+	printf("kernel: extracting %s\n", o->tarball);
+	rm_rf(tmp);
+	if (mkdir_p(tmp))
+		die("cannot create %s: %s", tmp, strerror(errno));
+	argv[0] = "tar";
+	argv[1] = "-xf";
+	argv[2] = (char *)o->tarball;
+	argv[3] = "-C";
+	argv[4] = tmp;
+	argv[5] = NULL;
+	if (run_argv(argv, NULL, NULL)) {
+		rm_rf(tmp);
+		die("cannot extract %s", o->tarball);
+	}
+	rm_rf(dir);
+	free(tmp);
+	tmp = xasprintf("%s/src/.extract.%d/%s", o->build, getpid(), SRC_NAME);
+	if (rename(tmp, dir))
+		die("%s: no %s inside (%s)", o->tarball, SRC_NAME,
+		    strerror(errno));
+	*strrchr(tmp, '/') = 0;
+	rm_rf(tmp);
+	if (write_file_atomic(stamp, version, strlen(version)))
+		die("cannot write %s: %s", stamp, strerror(errno));
+	free(tmp);
+	free(stamp);
+	return dir;
+}
+
+static void trim(char *s)
+{
+	char *e = s + strlen(s);
+
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		*--e = 0;
+}
+
+int series_read(const char *dir, char ***names, int *n, struct strbuf *keydata,
+		char *err, size_t errlen)
+{
+	char *path = xasprintf("%s/series", dir);
+	char *text = read_file(path, NULL), *line, *save, *content, *pp;
+	int lineno = 0;
+
+	*names = NULL;
+	*n = 0;
+	if (!text) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		free(path);
+		return -1;
+	}
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		lineno++;
+		line += strspn(line, " \t");
+		trim(line);
+		if (!*line || *line == '#')
+			continue;
+		if (strchr(line, ' ') || strchr(line, '/')) {
+			snprintf(err, errlen, "%s:%d: want one patch file name, got '%s'",
+				 path, lineno, line);
+			goto fail;
+		}
+		pp = xasprintf("%s/%s", dir, line);
+		content = read_file(pp, NULL);
+		if (!content) {
+			snprintf(err, errlen, "%s:%d: patch %s: %s", path,
+				 lineno, pp, strerror(errno));
+			free(pp);
+			goto fail;
+		}
+		sb_printf(keydata, "patch %s\n%s\n", line, content);
+		free(content);
+		free(pp);
+		*names = xrealloc(*names, (*n + 1) * sizeof(char *));
+		(*names)[(*n)++] = xstrdup(line);
+	}
+	free(text);
+	free(path);
+	return 0;
+fail:
+	free(text);
+	free(path);
+	return -1;
+}
+
+void patch_failed_files(const char *output, struct strbuf *files)
+{
+	const char *p = output, *nl;
+	char cur[512] = "";
+
+	for (; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			nl = p + strlen(p);
+		if (!strncmp(p, "patching file ", 14) ||
+		    !strncmp(p, "checking file ", 14)) {
+			snprintf(cur, sizeof(cur), "%.*s", (int)(nl - p - 14),
+				 p + 14);
+		} else if (strstr(p, "FAILED") && strstr(p, "FAILED") < nl) {
+			if (cur[0] && !strstr(files->buf ? files->buf : "", cur))
+				sb_printf(files, "%s\n", cur);
+		} else if (!strncmp(p, "can't find file to patch", 24)) {
+			sb_printf(files, "(a file the patch names does not exist)\n");
+		}
+		if (!*nl)
+			break;
+	}
+}
+
+static void apply_series(const struct kbuild_opts *o, char **names, int n,
+			 const char *tree, const char *log)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		char *pp = xasprintf("%s/%s", o->series, names[i]);
+		char *argv[] = { "patch", "-p1", "-N", "--batch", "-s", "-d",
+				 (char *)tree, "-i", pp, NULL };
+		char *out = NULL;
+		struct strbuf files = { 0 };
+
+		printf("kernel: applying %s\n", pp);
+		if (run_capture(argv, NULL, &out)) {
+			FILE *f = fopen(log, "a");
+
+			if (f) {
+				fputs(out, f);
+				fclose(f);
+			}
+			patch_failed_files(out, &files);
+			rm_rf(tree);
+			die("patch %s does not apply to %s (%d of %d in %s/series); failed in:\n%s%s",
+			    pp, SRC_NAME, i + 1, n, o->series,
+			    files.buf ? files.buf : "", out);
+		}
+		free(out);
+		free(pp);
+	}
+}
+
+static const char *opt_name_end(const char *p)
+{
+	return p + strcspn(p, "= \n");
+}
+
+/* Find "CONFIG_X=" or "# CONFIG_X is not set" in config; its line or NULL. */
+static char *config_line(const char *config, const char *name, size_t nlen)
+{
+	const char *p = config;
+
+	while (p && *p) {
+		const char *s = p;
+		const char *nl = strchr(p, '\n');
+
+		if (!strncmp(s, "# ", 2))
+			s += 2;
+		if (!strncmp(s, name, nlen) && (s[nlen] == '=' || s[nlen] == ' '))
+			return strndup(p, nl ? (size_t)(nl - p) : strlen(p));
+		p = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+static bool wants_off(const char *line)
+{
+	size_t n = strlen(line);
+
+	return !strncmp(line, "# ", 2) ||
+	       (n >= 2 && !strcmp(line + n - 2, "=n"));
+}
+
+int kconfig_check(const char *frag_name, const char *frag, const char *config,
+		  struct strbuf *report)
+{
+	char *copy = xstrdup(frag), *line, *save;
+	int lineno = 0, bad = 0;
+
+	for (line = strtok_r(copy, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		const char *name = strstr(line, "CONFIG_");
+		char *got;
+		bool off, ok;
+
+		lineno++;
+		trim(line);
+		if (!name || (line[0] == '#' && !strstr(line, " is not set")))
+			continue;
+		off = wants_off(line);
+		got = config_line(config, name, opt_name_end(name) - name);
+		if (off)
+			ok = !got || wants_off(got);
+		else
+			ok = got && !strcmp(got, line);
+		if (!ok) {
+			sb_printf(report, "%s:%d: %s did not take: .config has %s\n",
+				  frag_name, lineno, line,
+				  got ? got : "no such option (unknown symbol, or its dependencies are off)");
+			bad++;
+		}
+		free(got);
+	}
+	free(copy);
+	return bad;
+}
+
+static void make_step(const char *src, const char *log, char **extra,
+		      const char *what)
+{
+	char *argv[16] = { "make", "O=../out" };
+	int i = 2;
+
+	while (*extra && i < 15)
+		argv[i++] = *extra++;
+	argv[i] = NULL;
+	if (run_argv(argv, src, log))
+		die("kernel %s failed; see %s", what, log);
+}
+
+static void configure(const struct kbuild_opts *o, const char *dir,
+		      const char *log)
+{
+	char *src = xasprintf("%s/src", dir);
+	char *cfg = xasprintf("%s/out/.config", dir);
+	char *tiny[] = { "tinyconfig", NULL };
+	char *olddef[] = { "olddefconfig", NULL };
+	char *merge[] = { "scripts/kconfig/merge_config.sh", "-m", "-O",
+			  "../out", "../out/.config", (char *)o->fragment, NULL };
+	struct strbuf rep = { 0 };
+	char *frag, *config;
+
+	printf("kernel: configuring (tinyconfig + %s)\n", o->fragment);
+	make_step(src, log, tiny, "tinyconfig");
+	if (run_argv(merge, src, log))
+		die("merge_config.sh failed for %s; see %s", o->fragment, log);
+	make_step(src, log, olddef, "olddefconfig");
+	frag = read_file(o->fragment, NULL);
+	config = read_file(cfg, NULL);
+	if (!frag || !config)
+		die("cannot read %s or %s", o->fragment, cfg);
+	if (kconfig_check(o->fragment, frag, config, &rep))
+		die("config fragment options did not take effect:\n%s", rep.buf);
+	free(frag);
+	free(config);
+	free(src);
+	free(cfg);
+}
+
+static void show_progress(const char *log, double t0)
+{
+	char buf[4096], *last, *nl;
+	int fd = open(log, O_RDONLY);
+	off_t end;
+	ssize_t n;
+
+	if (fd < 0)
+		return;
+	end = lseek(fd, 0, SEEK_END);
+	n = pread(fd, buf, sizeof(buf) - 1, end > 4095 ? end - 4095 : 0);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	while (n && buf[n - 1] == '\n')
+		buf[--n] = 0;
+	last = strrchr(buf, '\n');
+	last = last ? last + 1 : buf;
+	nl = last + strspn(last, " ");
+	printf("kernel: building, %.0fs elapsed, at: %.70s\n", now_s() - t0, nl);
+	fflush(stdout);
+}
+
+/* make bzImage, printing where it is every 15 s. */
+static void compile(const struct kbuild_opts *o, const char *dir,
+		    const char *log)
+{
+	char *src = xasprintf("%s/src", dir);
+	char *jobs = xasprintf("-j%d", o->jobs);
+	char *argv[] = { "make", "O=../out", jobs, "CC=ccache gcc",
+			 "bzImage", NULL };
+	int fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	double t0 = now_s(), next = t0 + 15;
+	pid_t pid;
+	int st;
+
+	setenv("CCACHE_BASEDIR", o->build, 1);
+	setenv("KBUILD_BUILD_TIMESTAMP", "@0", 1);
+	setenv("KBUILD_BUILD_USER", "stacktest", 1);
+	setenv("KBUILD_BUILD_HOST", "stacktest", 1);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		child_setup(src, fd);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	child_track(pid);
+	close(fd);
+	while (waitpid(pid, &st, WNOHANG) == 0) {
+		usleep(200000);
+		if (now_s() >= next) {
+			show_progress(log, t0);
+			next += 15;
+		}
+	}
+	child_untrack(pid);
+	if (stop_requested)
+		die("interrupted while building the kernel");
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		die("kernel build failed; see %s", log);
+	free(src);
+	free(jobs);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	size_t len;
+	char *data = read_file(from, &len);
+
+	if (!data || write_file_atomic(to, data, len))
+		die("cannot copy %s to %s: %s", from, to, strerror(errno));
+	free(data);
+}
+
+static void build_key(const struct kbuild_opts *o, struct kernel *k,
+		      char ***names, int *n)
+{
+	struct strbuf kd = { 0 };
+	char err[1024], hex[65], *frag;
+
+	k->source_version = source_version(o->tarball);
+	sb_printf(&kd, "source %s\n", k->source_version);
+	if (series_read(o->series, names, n, &kd, err, sizeof(err)))
+		die("%s", err);
+	frag = read_file(o->fragment, NULL);
+	if (!frag)
+		die("%s: %s", o->fragment, strerror(errno));
+	sb_printf(&kd, "fragment\n%s", frag);
+	sha256_hex(kd.buf, kd.len, hex);
+	memcpy(k->key, hex, 16);
+	k->key[16] = 0;
+	free(frag);
+	sb_free(&kd);
+}
+
+void kbuild(const struct kbuild_opts *o, struct kernel *k)
+{
+	char **names, *pristine, *src, *tmp, *log, *stamp;
+	char *cpargv[] = { "cp", "-al", NULL, NULL, NULL };
+	double t0 = now_s();
+	int n, i;
+
+	memset(k, 0, sizeof(*k));
+	build_key(o, k, &names, &n);
+	k->dir = xasprintf("%s/kernels/%s", o->build, k->key);
+	k->bzimage = xasprintf("%s/bzImage", k->dir);
+	k->config = xasprintf("%s/config", k->dir);
+	stamp = xasprintf("%s/ok", k->dir);
+	if (path_exists(stamp) && path_exists(k->bzimage)) {
+		k->cached = true;
+		goto out;
+	}
+	printf("kernel: building %s (%s, %d patches from %s)\n", k->key,
+	       k->source_version, n, o->series);
+	pristine = pristine_tree(o, k->source_version);
+	src = xasprintf("%s/src", k->dir);
+	log = xasprintf("%s/build.log", k->dir);
+	if (mkdir_p(k->dir))
+		die("cannot create %s: %s", k->dir, strerror(errno));
+	if (!path_exists(src)) {
+		/* Patch a staging copy; only a fully patched tree is kept. */
+		tmp = xasprintf("%s/src.tmp", k->dir);
+		rm_rf(tmp);
+		cpargv[2] = pristine;
+		cpargv[3] = tmp;
+		if (run_argv(cpargv, NULL, log))
+			die("cannot copy %s to %s", pristine, tmp);
+		apply_series(o, names, n, tmp, log);
+		if (rename(tmp, src))
+			die("rename %s: %s", tmp, strerror(errno));
+		free(tmp);
+	}
+	tmp = xasprintf("%s/out", k->dir);
+	mkdir_p(tmp);
+	free(tmp);
+	configure(o, k->dir, log);
+	compile(o, k->dir, log);
+	tmp = xasprintf("%s/out/arch/x86/boot/bzImage", k->dir);
+	copy_file(tmp, k->bzimage);
+	free(tmp);
+	tmp = xasprintf("%s/out/.config", k->dir);
+	copy_file(tmp, k->config);
+	free(tmp);
+	if (write_file_atomic(stamp, k->source_version,
+			      strlen(k->source_version)))
+		die("cannot write %s: %s", stamp, strerror(errno));
+	free(src);
+	free(log);
+	free(pristine);
+out:
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(stamp);
+	k->seconds = now_s() - t0;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef HOST_KBUILD_H
+#define HOST_KBUILD_H
+
+#include <stdbool.h>
+#include "util.h"
+
+struct kbuild_opts {
+	const char *build;	/* the build folder (absolute) */
+	const char *series;	/* a patches/NAME folder with a series file */
+	const char *fragment;	/* the config fragment */
+	const char *tarball;	/* Debian's linux-source tarball */
+	int jobs;
+};
+
+struct kernel {
+	char key[17];		/* first 16 hex digits of the build key */
+	char *dir;		/* build/kernels/KEY */
+	char *bzimage;
+	char *config;
+	char *source_version;
+	bool cached;
+	double seconds;
+};
+
+/* Build (or find cached) the kernel; dies with a clear message on error. */
+void kbuild(const struct kbuild_opts *o, struct kernel *k);
+
+/*
+ * Check that every option of the fragment took in .config.  Appends one
+ * line per option that did not to report, naming frag_name:line; returns
+ * how many.
+ */
+int kconfig_check(const char *frag_name, const char *frag, const char *config,
+		  struct strbuf *report);
+
+/*
+ * Read DIR/series (quilt style: one patch file name per line, '#'
+ * comments).  Returns the patch names and, in keydata, every name and
+ * patch content for the build key.  -1 with err on a bad series.
+ */
+int series_read(const char *dir, char ***names, int *n, struct strbuf *keydata,
+		char *err, size_t errlen);
+
+/* From patch(1) output, the files whose hunks failed, one per line. */
+void patch_failed_files(const char *output, struct strbuf *files);
+
+#endif

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * runner: build the kernel for a patch series (cached), boot each chosen
+ * topology in QEMU, and report every guest test, ending with
+ * "N passed, N failed".  Exit 0 only when everything passed.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kbuild.h"
+#include "qemu.h"
+#include "run.h"
+#include "topo.h"
+#include "util.h"
+
+#define TARBALL "/usr/src/linux-source-6.1.tar.xz"
+
+struct options {
+	char *root, *build, *series, *topologies, *accel;
+	unsigned long long seed;
+	int timeout, jobs;
+	bool all, list, keep, verbose;
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: runner [--topology NAME[,NAME...] | --all | --list]\n"
+	      "              [--series DIR] [--seed N] [--timeout SECONDS]\n"
+	      "              [--accel auto|tcg|kvm] [--keep] [--verbose]\n"
+	      "\n"
+	      "Builds linux-source-6.1 with the patch series in DIR (default\n"
+	      "patches/base), boots each topology in QEMU and runs its tests.\n"
+	      "  --topology  names in topologies/ (or .ini paths), comma-separated\n"
+	      "  --all       every topology;  --list  list them with descriptions\n"
+	      "  --seed      seed of every guest data pattern (default 1)\n"
+	      "  --timeout   host-side limit per guest (default: the topology's)\n"
+	      "  --accel     auto: KVM only if a probe guest proves it fast\n"
+	      "  --keep      keep the disk images of each run\n"
+	      "  --verbose   echo the guest's KTAP lines as they arrive\n", f);
+}
+
+static char *abs_path(const char *p)
+{
+	char buf[PATH_MAX];
+
+	if (!realpath(p, buf))
+		die("%s: %s", p, strerror(errno));
+	return xstrdup(buf);
+}
+
+static void parse_args(int argc, char **argv, struct options *o)
+{
+	static const struct option lo[] = {
+		{ "topology", required_argument, NULL, 't' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "series", required_argument, NULL, 's' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "accel", required_argument, NULL, 'A' },
+		{ "keep", no_argument, NULL, 'k' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "t:als:S:T:A:kvh", lo, NULL)) != -1) {
+		switch (c) {
+		case 't': o->topologies = optarg; break;
+		case 'a': o->all = true; break;
+		case 'l': o->list = true; break;
+		case 's': o->series = optarg; break;
+		case 'S':
+			o->seed = strtoull(optarg, &end, 0);
+			if (*end || !*optarg)
+				die("--seed %s: not a number", optarg);
+			break;
+		case 'T':
+			o->timeout = strtol(optarg, &end, 10);
+			if (*end || o->timeout <= 0)
+				die("--timeout %s: want seconds", optarg);
+			break;
+		case 'A': o->accel = optarg; break;
+		case 'k': o->keep = true; break;
+		case 'v': o->verbose = true; break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); exit(2);
+		}
+	}
+	if (optind < argc)
+		die("unexpected argument '%s' (see --help)", argv[optind]);
+	if (strcmp(o->accel, "auto") && strcmp(o->accel, "tcg") &&
+	    strcmp(o->accel, "kvm"))
+		die("--accel %s: want auto, tcg or kvm", o->accel);
+	if (!o->all && !o->list && !o->topologies) {
+		usage(stderr);
+		exit(2);
+	}
+}
+
+static char *topo_path(const struct options *o, const char *name)
+{
+	if (strchr(name, '/') || strstr(name, ".ini"))
+		return xstrdup(name);
+	return xasprintf("%s/topologies/%s.ini", o->root, name);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every topologies/NAME.ini, sorted. */
+static char **all_topologies(const struct options *o, int *n)
+{
+	char *dir = xasprintf("%s/topologies", o->root), **names = NULL;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	*n = 0;
+	if (!d)
+		die("%s: %s", dir, strerror(errno));
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+
+		if (l < 5 || strcmp(de->d_name + l - 4, ".ini"))
+			continue;
+		names = xrealloc(names, (*n + 1) * sizeof(char *));
+		names[(*n)++] = xasprintf("%s/%s", dir, de->d_name);
+	}
+	closedir(d);
+	qsort(names, *n, sizeof(char *), cmp_str);
+	free(dir);
+	return names;
+}
+
+static char **selected(const struct options *o, int *n)
+{
+	char *copy, *tok, *save, **names = NULL;
+
+	if (o->all || o->list)
+		return all_topologies(o, n);
+	*n = 0;
+	copy = xstrdup(o->topologies);
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		names = xrealloc(names, (*n + 1) * sizeof(char *));
+		names[(*n)++] = topo_path(o, tok);
+	}
+	free(copy);
+	return names;
+}
+
+static struct topology *load_all(char **paths, int n)
+{
+	struct topology *t = xcalloc(n, sizeof(*t));
+	char err[512];
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (topo_load(paths[i], &t[i], err, sizeof(err)))
+			die("%s", err);
+	return t;
+}
+
+static char *run_id(void)
+{
+	char buf[64];
+	time_t now = time(NULL);
+
+	strftime(buf, sizeof(buf), "%Y%m%d-%H%M%S", localtime(&now));
+	return xasprintf("%s-%d", buf, getpid());
+}
+
+static void print_failure(const struct topo_result *r,
+			  const struct test_result *t)
+{
+	char *copy = xstrdup(t->detail), *line, *save;
+	int n = 0;
+
+	printf("--- %s / %s: %s\n", r->name, t->name,
+	       t->result == KTAP_FAIL ? "FAILED" : "skipped");
+	for (line = strtok_r(copy, "\n", &save); line && n < 60;
+	     line = strtok_r(NULL, "\n", &save), n++)
+		printf("    %s\n", line);
+	free(copy);
+}
+
+static void report(struct topo_result *res, int n, int *passed, int *failed)
+{
+	int i, j;
+
+	printf("\n");
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < res[i].ntests; j++)
+			if (res[i].tests[j].result == KTAP_FAIL)
+				print_failure(&res[i], &res[i].tests[j]);
+	}
+	for (i = 0; i < n; i++) {
+		printf("%-20s %-11s %3d passed %3d failed  %6.1fs wall, uptime at init %.2fs  %s\n",
+		       res[i].name, res[i].verdict, res[i].npassed,
+		       res[i].nfailed, res[i].wall, res[i].uptime, res[i].dir);
+		*passed += res[i].npassed;
+		*failed += res[i].nfailed;
+	}
+}
+
+static void copy_config(const struct kernel *k, const char *dir)
+{
+	size_t len;
+	char *data = read_file(k->config, &len);
+	char *to = xasprintf("%s/kernel.config", dir);
+
+	if (data)
+		write_file_atomic(to, data, len);
+	free(data);
+	free(to);
+}
+
+static void list(struct topology *t, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		printf("%-20s %s\n", t[i].name, t[i].description);
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { .accel = "auto", .seed = 1 };
+	struct kbuild_opts ko = { 0 };
+	struct run_opts ro = { 0 };
+	struct topo_result *res;
+	struct topology *topo;
+	struct kernel k;
+	char **paths, *results;
+	int n, i, passed = 0, failed = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	o.root = abs_path(getenv("STACKTEST_ROOT") ? getenv("STACKTEST_ROOT") : ".");
+	parse_args(argc, argv, &o);
+	paths = selected(&o, &n);
+	topo = load_all(paths, n);
+	if (o.list) {
+		list(topo, n);
+		return 0;
+	}
+	install_stop_handlers();
+	o.build = xasprintf("%s/build", o.root);
+	ko.build = o.build;
+	ko.series = abs_path(o.series ? o.series : xasprintf("%s/patches/base", o.root));
+	ko.fragment = xasprintf("%s/guest-tests/kernel.config", o.root);
+	ko.tarball = TARBALL;
+	ko.jobs = sysconf(_SC_NPROCESSORS_ONLN);
+	kbuild(&ko, &k);
+	printf("runner: series %s, kernel %s (%s%s), seed %llu\n", ko.series,
+	       k.key, k.cached ? "cached" : "built in ",
+	       k.cached ? "" : xasprintf("%.0fs", k.seconds), o.seed);
+	ro.build = o.build;
+	ro.initramfs = xasprintf("%s/guest/initramfs.cpio.gz", o.build);
+	ro.accel = strcmp(o.accel, "auto") ? o.accel : "tcg";
+	ro.seed = o.seed;
+	ro.timeout = o.timeout;
+	ro.keep = o.keep;
+	ro.verbose = o.verbose;
+	results = xasprintf("%s/results/%s", o.build, run_id());
+	res = xcalloc(n, sizeof(*res));
+	for (i = 0; i < n && !stop_requested; i++) {
+		ro.results = xasprintf("%s/%s", results, topo[i].name);
+		run_topology(&topo[i], &k, &ro, &res[i]);
+		copy_config(&k, ro.results);
+	}
+	report(res, i, &passed, &failed);
+	if (stop_requested) {
+		printf("runner: interrupted: the report above is incomplete\n");
+		failed++;
+	}
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef HOST_QEMU_H
+#define HOST_QEMU_H
+
+#include <stdbool.h>
+
+struct guest {
+	const char *kernel, *initrd, *append, *accel;
+	long long memory;
+	int smp;
+	int ndisks;
+	char **disks;
+	const char *console_log, *ktap_log, *qemu_log;
+	int timeout;		/* seconds */
+};
+
+struct guest_result {
+	int status;		/* QEMU's exit status, 128+sig if killed */
+	bool timed_out;
+	bool interrupted;
+	double seconds;
+};
+
+/* Called for every line from the KTAP port, and every few seconds (NULL). */
+typedef void (*guest_line_cb)(void *ctx, const char *line);
+
+/*
+ * Boot a guest and wait for it: console and KTAP port each go to their
+ * log, KTAP lines also to cb.  On timeout or a stop request QEMU is
+ * killed.  Returns 0 when QEMU could be started.
+ */
+int guest_run(const struct guest *g, guest_line_cb cb, void *ctx,
+	      struct guest_result *r);
+
+#endif

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One topology, one guest: sparse disk images in a temporary folder, the
+ * plan appended to the cached initramfs, QEMU, then the verdict from KTAP
+ * and the console log.  The temporary folder is removed on every path
+ * (unless --keep); results stay under the results folder.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cpio.h"
+#include "qemu.h"
+#include "run.h"
+
+static char *tmp_dir;		/* removed at exit, whatever happens */
+
+static void remove_tmp(void)
+{
+	if (tmp_dir)
+		rm_rf(tmp_dir);
+}
+
+static void make_disks(const struct topology *t, const char *dir,
+		       char **disks)
+{
+	int i, fd;
+
+	for (i = 0; i < t->ndisks; i++) {
+		disks[i] = xasprintf("%s/disk%d.img", dir, i);
+		fd = open(disks[i], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+			  0600);
+		if (fd < 0 || ftruncate(fd, t->disk_size)) {
+			int err = errno;
+
+			if (fd >= 0)
+				close(fd);
+			die("cannot create disk image %s (%lld bytes): %s",
+			    disks[i], t->disk_size, strerror(err));
+		}
+		close(fd);
+	}
+}
+
+static char *plan_text(const struct topology *t, const struct run_opts *o)
+{
+	struct strbuf sb = { 0 };
+	int i;
+
+	sb_printf(&sb, "name %s\nseed %llu\n", t->name, o->seed);
+	for (i = 0; i < t->ndisks; i++)
+		sb_printf(&sb, "disk /dev/vd%c\n", 'a' + i);
+	for (i = 0; i < t->nlayers; i++)
+		sb_printf(&sb, "layer %s\n", t->layer_text[i]);
+	for (i = 0; i < t->ntests; i++)
+		sb_printf(&sb, "test %s\n", t->tests[i]);
+	return sb.buf;
+}
+
+/* The cached base archive, then a small uncompressed one with /plan. */
+static void make_initrd(const char *base, const char *plan, const char *out)
+{
+	struct strbuf sb = { 0 };
+	size_t len;
+	char *data = read_file(base, &len);
+
+	if (!data)
+		die("%s: %s (run make)", base, strerror(errno));
+	sb_add(&sb, data, len);
+	free(data);
+	/* The kernel wants each further archive 4-byte aligned. */
+	sb_add(&sb, "\0\0\0", (4 - sb.len % 4) % 4);
+	cpio_add_file(&sb, "plan", plan, strlen(plan), 0644);
+	cpio_finish(&sb);
+	if (write_file_atomic(out, sb.buf, sb.len))
+		die("cannot write %s: %s", out, strerror(errno));
+	sb_free(&sb);
+}
+
+struct live {
+	const struct topology *t;
+	struct ktap k;
+	double t0, last_print;
+	bool verbose;
+};
+
+static const char *result_word(enum ktap_result r)
+{
+	return r == KTAP_PASS ? "ok" : r == KTAP_SKIP ? "skip" : "FAIL";
+}
+
+static void on_line(void *ctx, const char *line)
+{
+	struct live *l = ctx;
+	const struct ktap_test *t;
+
+	if (!line) {
+		if (now_s() - l->last_print >= 15) {
+			printf("[%s] %.0fs: running test %d\n", l->t->name,
+			       now_s() - l->t0, l->k.ntests + 1);
+			fflush(stdout);
+			l->last_print = now_s();
+		}
+		return;
+	}
+	if (l->verbose)
+		printf("[%s] | %s\n", l->t->name, line);
+	t = ktap_feed(&l->k, line);
+	if (!t)
+		return;
+	printf("[%s] %-4s %-28s %7.2fs  (%.0fs elapsed)\n", l->t->name,
+	       result_word(t->result), t->name, t->duration, now_s() - l->t0);
+	fflush(stdout);
+	l->last_print = now_s();
+}
+
+/*
+ * What in the console means trouble.  The guest boots with loglevel=5, so
+ * the console carries warnings and worse, not the routine chatter.
+ */
+static const char *const splats[] = {
+	"Kernel panic", "BUG:", "WARNING:", "Oops", "general protection fault",
+	"KASAN", "UBSAN", "INFO: task", "rcu: INFO", "INFO: rcu",
+	"possible circular locking", "I/O error", "EXT4-fs error",
+	"EXT4-fs warning", "JBD2:", "Call Trace:", NULL,
+};
+
+static bool is_splat(const char *line)
+{
+	int i;
+
+	for (i = 0; splats[i]; i++)
+		if (strstr(line, splats[i]))
+			return true;
+	return false;
+}
+
+char *scan_console(const char *log)
+{
+	struct strbuf sb = { 0 };
+	char *text = read_file(log, NULL), *line, *save;
+	int n = 0;
+
+	if (!text)
+		return NULL;
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!is_splat(line))
+			continue;
+		if (n++ < 40)
+			sb_printf(&sb, "%s\n", line);
+	}
+	if (n > 40)
+		sb_printf(&sb, "... %d more\n", n - 40);
+	free(text);
+	return sb.buf;
+}
+
+static char *console_tail(const char *log, int lines)
+{
+	size_t len;
+	char *text = read_file(log, &len), *p, *tail;
+	int n = 0;
+
+	if (!text)
+		return xstrdup("(no console log)\n");
+	for (p = text + len; p > text; p--)
+		if (p[-1] == '\n' && ++n > lines)
+			break;
+	tail = xstrdup(p);
+	free(text);
+	return tail;
+}
+
+static void add_test(struct topo_result *r, const char *name,
+		     enum ktap_result res, double dur, const char *detail)
+{
+	struct test_result *t;
+
+	r->tests = xrealloc(r->tests, (r->ntests + 1) * sizeof(*t));
+	t = &r->tests[r->ntests++];
+	t->name = xstrdup(name);
+	t->result = res;
+	t->duration = dur;
+	t->detail = xstrdup(detail ? detail : "");
+	if (res == KTAP_PASS)
+		r->npassed++;
+	else if (res == KTAP_SKIP)
+		r->nskipped++;
+	else
+		r->nfailed++;
+}
+
+static double parse_uptime(const struct ktap *k)
+{
+	const char *p = k->ntests ? strstr(k->tests[0].detail,
+					   "uptime_at_init: ") : NULL;
+
+	return p ? atof(p + 16) : -1;
+}
+
+/* The guest's own tests, then "guest" (it ran to the end) and "kernel-log". */
+static void verdict(struct topo_result *r, struct live *l,
+		    const struct guest_result *g, const char *console)
+{
+	struct strbuf why = { 0 };
+	char *splat, *tail;
+	int i;
+
+	for (i = 0; i < l->k.ntests; i++)
+		add_test(r, l->k.tests[i].name, l->k.tests[i].result,
+			 l->k.tests[i].duration, l->k.tests[i].detail);
+	ktap_finish(&l->k);
+	if (g->timed_out)
+		sb_printf(&why, "timeout: the guest did not finish in time; QEMU was killed\n");
+	if (g->interrupted)
+		sb_printf(&why, "interrupted: QEMU was killed\n");
+	if (!g->timed_out && !g->interrupted && g->status)
+		sb_printf(&why, "QEMU exited with status %d\n", g->status);
+	if (l->k.errors.len)
+		sb_add(&why, l->k.errors.buf, l->k.errors.len);
+	if (why.len) {
+		tail = console_tail(console, 25);
+		sb_printf(&why, "last console lines:\n%s", tail);
+		free(tail);
+	}
+	add_test(r, "guest", why.len ? KTAP_FAIL : KTAP_PASS, g->seconds,
+		 why.buf);
+	splat = scan_console(console);
+	add_test(r, "kernel-log", splat && *splat ? KTAP_FAIL : KTAP_PASS, 0,
+		 splat);
+	r->verdict = g->interrupted ? "INTERRUPTED" : g->timed_out ? "TIMEOUT" :
+		     splat && strstr(splat, "Kernel panic") ? "PANIC" :
+		     r->nfailed ? "FAIL" : "PASS";
+	free(splat);
+	sb_free(&why);
+}
+
+static struct guest guest_for(const struct topology *t,
+			      const struct kernel *k, const struct run_opts *o,
+			      const char *dir, char **disks)
+{
+	struct guest g = {
+		.kernel = k->bzimage,
+		.initrd = xasprintf("%s/initrd", dir),
+		.append = "console=ttyS0 panic=-1 loglevel=5 rdinit=/init",
+		.accel = o->accel,
+		.memory = t->memory,
+		.smp = 2,
+		.ndisks = t->ndisks,
+		.disks = disks,
+		.console_log = xasprintf("%s/console.log", o->results),
+		.ktap_log = xasprintf("%s/ktap.log", o->results),
+		.qemu_log = xasprintf("%s/qemu.log", o->results),
+		.timeout = o->timeout ? o->timeout : t->timeout,
+	};
+	return g;
+}
+
+void run_topology(const struct topology *t, const struct kernel *k,
+		  const struct run_opts *o, struct topo_result *r)
+{
+	struct live l = { .t = t, .verbose = o->verbose };
+	char **disks = xcalloc(t->ndisks, sizeof(char *));
+	char *dir, *plan, *path;
+	struct guest_result gr;
+	struct guest g;
+
+	memset(r, 0, sizeof(*r));
+	r->name = xstrdup(t->name);
+	r->dir = xstrdup(o->results);
+	dir = xasprintf("%s/tmp/%s.%d", o->build, t->name, getpid());
+	rm_rf(dir);
+	if (mkdir_p(dir) || mkdir_p(o->results))
+		die("cannot create %s or %s: %s", dir, o->results,
+		    strerror(errno));
+	tmp_dir = dir;
+	atexit(remove_tmp);
+	make_disks(t, dir, disks);
+	plan = plan_text(t, o);
+	path = xasprintf("%s/plan", o->results);
+	write_file_atomic(path, plan, strlen(plan));
+	g = guest_for(t, k, o, dir, disks);
+	make_initrd(o->initramfs, plan, g.initrd);
+	printf("[%s] booting: %d disks x %lld MiB, %lld MiB RAM, accel %s, timeout %ds\n",
+	       t->name, t->ndisks, t->disk_size >> 20, t->memory >> 20,
+	       o->accel, g.timeout);
+	fflush(stdout);
+	ktap_init(&l.k);
+	l.t0 = l.last_print = now_s();
+	guest_run(&g, on_line, &l, &gr);
+	r->wall = gr.seconds;
+	verdict(r, &l, &gr, g.console_log);
+	r->uptime = parse_uptime(&l.k);
+	ktap_free(&l.k);
+	if (o->keep)
+		printf("[%s] kept disk images in %s\n", t->name, dir);
+	else
+		rm_rf(dir);
+	tmp_dir = NULL;
+	free(plan);
+	free(path);
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef HOST_RUN_H
+#define HOST_RUN_H
+
+#include <stdbool.h>
+#include "kbuild.h"
+#include "ktap.h"
+#include "topo.h"
+
+struct run_opts {
+	const char *build;	/* build folder */
+	const char *initramfs;	/* the cached base archive */
+	const char *results;	/* this run's results folder */
+	const char *accel;
+	unsigned long long seed;
+	int timeout;		/* 0: the topology's own */
+	bool keep;
+	bool verbose;
+};
+
+struct test_result {
+	char *name;
+	enum ktap_result result;
+	double duration;
+	char *detail;
+};
+
+struct topo_result {
+	char *name;
+	char *verdict;		/* PASS, FAIL, TIMEOUT, PANIC, INTERRUPTED */
+	int npassed, nfailed, nskipped;
+	int ntests;
+	struct test_result *tests;
+	double wall, uptime;
+	char *dir;
+};
+
+/* Boot one topology's guest on kernel k and collect its verdict. */
+void run_topology(const struct topology *t, const struct kernel *k,
+		  const struct run_opts *o, struct topo_result *res);
+
+/* Lines of the console log that mean the kernel is unwell, or NULL. */
+char *scan_console(const char *log);
+
+#endif

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Topology files are INI, read with inih (Debian's libinih): it hands each
+ * key to us in file order with its line known, so every error names
+ * file:line.
+ */
+#include <ini.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo.h"
+#include "util.h"
+
+struct parse_state {
+	struct topology *t;
+	char msg[256];
+	unsigned int seen;	/* bit per scalar key already set */
+};
+
+enum {
+	K_DESC, K_MEM, K_NODES, K_TIMEOUT, K_COUNT, K_SIZE, K_BUS,
+};
+
+static int __attribute__((format(printf, 2, 3)))
+fail(struct parse_state *ps, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!ps->msg[0]) {
+		va_start(ap, fmt);
+		vsnprintf(ps->msg, sizeof(ps->msg), fmt, ap);
+		va_end(ap);
+	}
+	return 0;	/* inih records this line as the first error */
+}
+
+static int once(struct parse_state *ps, int bit, const char *name)
+{
+	if (ps->seen & (1u << bit))
+		return fail(ps, "'%s' given twice", name);
+	ps->seen |= 1u << bit;
+	return 1;
+}
+
+static int parse_count(const char *v, int min, int max, int *out)
+{
+	char *end;
+	long n = strtol(v, &end, 10);
+
+	if (end == v || *end || n < min || n > max)
+		return -1;
+	*out = n;
+	return 0;
+}
+
+static int topology_key(struct parse_state *ps, const char *k, const char *v)
+{
+	struct topology *t = ps->t;
+
+	if (!strcmp(k, "description")) {
+		if (!once(ps, K_DESC, k))
+			return 0;
+		t->description = xstrdup(v);
+	} else if (!strcmp(k, "memory")) {
+		if (!once(ps, K_MEM, k))
+			return 0;
+		t->memory = parse_size(v);
+		if (t->memory < (64 << 20))
+			return fail(ps, "memory = %s: want a size of at least 64M", v);
+	} else if (!strcmp(k, "nodes")) {
+		if (!once(ps, K_NODES, k))
+			return 0;
+		if (parse_count(v, 1, 1, &t->nodes))
+			return fail(ps, "nodes = %s: only 1 is supported", v);
+	} else if (!strcmp(k, "timeout")) {
+		if (!once(ps, K_TIMEOUT, k))
+			return 0;
+		if (parse_count(v, 1, 86400, &t->timeout))
+			return fail(ps, "timeout = %s: want seconds, 1 to 86400", v);
+	} else {
+		return fail(ps, "unknown key '%s' in [topology]", k);
+	}
+	return 1;
+}
+
+static int disks_key(struct parse_state *ps, const char *k, const char *v)
+{
+	struct topology *t = ps->t;
+
+	if (!strcmp(k, "count")) {
+		if (!once(ps, K_COUNT, k))
+			return 0;
+		if (parse_count(v, 1, 16, &t->ndisks))
+			return fail(ps, "count = %s: want 1 to 16 disks", v);
+	} else if (!strcmp(k, "size")) {
+		if (!once(ps, K_SIZE, k))
+			return 0;
+		t->disk_size = parse_size(v);
+		if (t->disk_size < (1 << 20) || t->disk_size % 4096)
+			return fail(ps, "size = %s: want a size of at least 1M, a multiple of 4K", v);
+	} else if (!strcmp(k, "bus")) {
+		if (!once(ps, K_BUS, k))
+			return 0;
+		if (strcmp(v, "virtio"))
+			return fail(ps, "bus = %s: only virtio is supported", v);
+		snprintf(t->bus, sizeof(t->bus), "%s", v);
+	} else {
+		return fail(ps, "unknown key '%s' in [disks]", k);
+	}
+	return 1;
+}
+
+static int stack_key(struct parse_state *ps, const char *k, const char *v)
+{
+	struct topology *t = ps->t;
+	char err[200];
+
+	if (strcmp(k, "layer"))
+		return fail(ps, "unknown key '%s' in [stack] (want 'layer')", k);
+	if (t->nlayers == TOPO_MAX_LAYERS)
+		return fail(ps, "too many layers");
+	if (layer_parse(v, &t->layers[t->nlayers], err, sizeof(err)))
+		return fail(ps, "layer = %s: %s", v, err);
+	t->layer_text[t->nlayers++] = xstrdup(v);
+	return 1;
+}
+
+static int tests_key(struct parse_state *ps, const char *k, const char *v)
+{
+	struct topology *t = ps->t;
+
+	if (strcmp(k, "test"))
+		return fail(ps, "unknown key '%s' in [tests] (want 'test')", k);
+	if (!spec_test_known(v))
+		return fail(ps, "test = %s: no such guest test", v);
+	if (t->ntests == TOPO_MAX_TESTS)
+		return fail(ps, "too many tests");
+	t->tests[t->ntests++] = xstrdup(v);
+	return 1;
+}
+
+static int handler(void *user, const char *section, const char *k,
+		   const char *v)
+{
+	struct parse_state *ps = user;
+
+	if (ps->msg[0])
+		return 1;	/* report the first error only */
+	if (!strcmp(section, "topology"))
+		return topology_key(ps, k, v);
+	if (!strcmp(section, "disks"))
+		return disks_key(ps, k, v);
+	if (!strcmp(section, "stack"))
+		return stack_key(ps, k, v);
+	if (!strcmp(section, "tests"))
+		return tests_key(ps, k, v);
+	return fail(ps, "unknown section [%s]", section);
+}
+
+static char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	char *n = xstrdup(b ? b + 1 : path);
+	char *dot = strrchr(n, '.');
+
+	if (dot && !strcmp(dot, ".ini"))
+		*dot = 0;
+	return n;
+}
+
+static const char *missing_field(const struct topology *t)
+{
+	if (!t->description)
+		return "[topology] description";
+	if (!t->memory)
+		return "[topology] memory";
+	if (!t->ndisks)
+		return "[disks] count";
+	if (!t->disk_size)
+		return "[disks] size";
+	if (!t->ntests)
+		return "[tests] test";
+	return NULL;
+}
+
+int topo_load(const char *path, struct topology *t, char *err, size_t errlen)
+{
+	struct parse_state ps = { .t = t };
+	const char *miss;
+	int line;
+
+	memset(t, 0, sizeof(*t));
+	t->nodes = 1;
+	t->timeout = 600;
+	strcpy(t->bus, "virtio");
+	t->path = xstrdup(path);
+	t->name = base_name(path);
+	line = ini_parse(path, handler, &ps);
+	if (line < 0) {
+		snprintf(err, errlen, "%s: cannot open", path);
+		return -1;
+	}
+	if (line > 0) {
+		snprintf(err, errlen, "%s:%d: %s", path, line,
+			 ps.msg[0] ? ps.msg : "syntax error");
+		return -1;
+	}
+	miss = missing_field(t);
+	if (miss) {
+		snprintf(err, errlen, "%s: missing field %s", path, miss);
+		return -1;
+	}
+	return 0;
+}
+
+void topo_free(struct topology *t)
+{
+	int i;
+
+	for (i = 0; i < t->nlayers; i++)
+		free(t->layer_text[i]);
+	for (i = 0; i < t->ntests; i++)
+		free(t->tests[i]);
+	free(t->name);
+	free(t->path);
+	free(t->description);
+	memset(t, 0, sizeof(*t));
+}

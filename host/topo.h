@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef HOST_TOPO_H
+#define HOST_TOPO_H
+
+#include "../stacks/spec.h"
+
+#define TOPO_MAX_LAYERS 16
+#define TOPO_MAX_TESTS 16
+
+struct topology {
+	char *name;		/* file name without directory and .ini */
+	char *path;
+	char *description;
+	long long memory;	/* bytes */
+	int nodes;
+	int timeout;		/* seconds, for the whole guest */
+	int ndisks;
+	long long disk_size;	/* bytes */
+	char bus[16];
+	int nlayers;
+	struct layer layers[TOPO_MAX_LAYERS];
+	char *layer_text[TOPO_MAX_LAYERS];
+	int ntests;
+	char *tests[TOPO_MAX_TESTS];
+};
+
+/*
+ * Parse a topology file.  On error return -1 and put "file:line: what"
+ * in err.
+ */
+int topo_load(const char *path, struct topology *t, char *err, size_t errlen);
+void topo_free(struct topology *t);
+
+#endif

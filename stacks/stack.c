@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stack.h"
+#include "../guest-tests/guest.h"
+
+static const struct layer_ops *const all_ops[] = {
+	&md_ops, &ext4_ops, &swapfile_ops,
+};
+
+const struct layer_ops *stack_ops(const char *kind)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(all_ops) / sizeof(all_ops[0]); i++)
+		if (!strcmp(all_ops[i]->kind, kind))
+			return all_ops[i];
+	return NULL;
+}
+
+void stack_export(const struct stack *s)
+{
+	setenv("STACK_TOP", s->top, 1);
+	setenv("STACK_FSDEV", s->fsdev, 1);
+	setenv("STACK_FSTYPE", s->fstype, 1);
+	setenv("STACK_MNT", s->mnt, 1);
+	setenv("STACK_SWAPFILE", s->swapfile, 1);
+}
+
+int wait_path(const char *path, double seconds)
+{
+	double end = mono_s() + seconds;
+
+	while (access(path, F_OK)) {
+		if (mono_s() > end)
+			return -1;
+		usleep(10000);
+	}
+	return 0;
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * In-guest stack builders.  Each layer kind has the same shape: build on
+ * top of the current stack with the real tool, tear down in reverse.
+ */
+#ifndef STACKS_STACK_H
+#define STACKS_STACK_H
+
+#include <stddef.h>
+#include "spec.h"
+
+#define STACK_MAX_DISKS 16
+
+struct stack {
+	char disks[STACK_MAX_DISKS][32];	/* raw disks, bottom pool */
+	int ndisks;
+	int next_disk;		/* first disk no layer has taken yet */
+	char top[64];		/* the block device at the top, if any */
+	char fsdev[64];		/* device holding the filesystem */
+	char fstype[16];
+	char mnt[64];		/* where the filesystem is mounted */
+	char swapfile[128];
+	int nmd;		/* md arrays created: /dev/md0 .. */
+};
+
+struct layer_ops {
+	const char *kind;
+	int (*build)(struct stack *s, const struct layer *l, char *msg,
+		     size_t len);
+	int (*teardown)(struct stack *s, const struct layer *l, char *msg,
+			size_t len);
+};
+
+extern const struct layer_ops md_ops, ext4_ops, swapfile_ops;
+const struct layer_ops *stack_ops(const char *kind);
+/* Export the stack to tests as STACK_TOP, STACK_FSDEV, STACK_MNT, ... */
+void stack_export(const struct stack *s);
+/* Wait until path exists (devices appear asynchronously); 0 when it did. */
+int wait_path(const char *path, double seconds);
+
+#endif

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A swap file on the filesystem: written in full, mkswap, swapon. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/swap.h>
+#include <unistd.h>
+
+#include "stack.h"
+#include "../guest-tests/guest.h"
+
+/* Write every block, so the file has real extents (swapon refuses holes). */
+static int write_zeros(const char *path, long long size)
+{
+	static char buf[1 << 20];
+	long long done = 0;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -1;
+	while (done < size) {
+		long long n = size - done;
+
+		if (n > (long long)sizeof(buf))
+			n = sizeof(buf);
+
+		if (write(fd, buf, n) != n)
+			break;
+		done += n;
+	}
+	if (done < size || fsync(fd)) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+static int swapfile_build(struct stack *s, const struct layer *l, char *msg,
+			  size_t len)
+{
+	long long size = parse_size(layer_get(l, "size", "64M"));
+	const char *argv[] = { "mkswap", s->swapfile, NULL };
+
+	if (!s->mnt[0]) {
+		snprintf(msg, len, "swapfile needs a mounted filesystem below");
+		return -1;
+	}
+	snprintf(s->swapfile, sizeof(s->swapfile), "%s/swapfile", s->mnt);
+	if (write_zeros(s->swapfile, size)) {
+		snprintf(msg, len, "writing %s: %s", s->swapfile,
+			 strerror(errno));
+		return -1;
+	}
+	if (run(argv)) {
+		snprintf(msg, len, "mkswap %s failed", s->swapfile);
+		return -1;
+	}
+	if (swapon(s->swapfile, 0)) {
+		snprintf(msg, len, "swapon %s: %s", s->swapfile,
+			 strerror(errno));
+		return -1;
+	}
+	snprintf(msg, len, "%s, %lld MiB, active", s->swapfile, size >> 20);
+	return 0;
+}
+
+static int swapfile_teardown(struct stack *s, const struct layer *l,
+			     char *msg, size_t len)
+{
+	(void)l;
+	/* A test may have left it off; EINVAL then means "not active". */
+	if (swapoff(s->swapfile) && errno != EINVAL) {
+		snprintf(msg, len, "swapoff %s: %s", s->swapfile,
+			 strerror(errno));
+		return -1;
+	}
+	snprintf(msg, len, "%s off", s->swapfile);
+	return 0;
+}
+
+const struct layer_ops swapfile_ops = {
+	"swapfile", swapfile_build, swapfile_teardown
+};
