@@ -5,15 +5,15 @@ CC := gcc
 CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter
 HOST_LIBS := -linih -lcrypto
 
-HOST_OBJS := $(addprefix $(B)/obj/host/,util.o topo.o ktap.o kbuild.o cpio.o qemu.o run.o) \
+HOST_OBJS := $(addprefix $(B)/obj/host/,util.o topo.o ktap.o kbuild.o cpio.o qemu.o run.o expect.o) \
 	     $(B)/obj/stacks/spec.o
-GUEST_LIB := guest-tests/guest.c stacks/spec.c
-GUEST_HDRS := guest-tests/guest.h stacks/spec.h stacks/stack.h
-STACKS := stacks/stack.c stacks/md.c stacks/fs.c stacks/swap.c
-TESTS := data-integrity swapfile-integrity
+GUEST_LIB := guest-tests/guest.c guest-tests/hog.c stacks/spec.c
+GUEST_HDRS := $(wildcard guest-tests/*.h stacks/*.h)
+STACKS := $(filter-out stacks/spec.c,$(wildcard stacks/*.c))
+TESTS := data-integrity swapfile-integrity swapdev-integrity
 GUEST_BINS := $(B)/guest/bin/init $(addprefix $(B)/guest/bin/,$(TESTS))
 # Host tools copied into the guest, with their libraries.
-GUEST_TOOLS := mdadm dmsetup mkfs.ext4 e2fsck debugfs mkswap
+GUEST_TOOLS := mdadm dmsetup lvm mkfs.ext4 e2fsck debugfs mkswap
 INITRAMFS := $(B)/guest/initramfs.cpio.gz
 
 all: $(B)/bin/runner $(B)/bin/unit-tests $(INITRAMFS)
@@ -38,7 +38,7 @@ $(B)/guest/bin/%: guest-tests/%.c $(GUEST_LIB) $(GUEST_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -static -o $@ $< $(GUEST_LIB)
 
-$(INITRAMFS): $(GUEST_BINS) guest-tests/mkinitramfs.sh Makefile
+$(INITRAMFS): $(GUEST_BINS) guest-tests/mkinitramfs.sh guest-tests/lvm.conf Makefile
 	guest-tests/mkinitramfs.sh $(abspath $@) $(abspath $(B)/guest/root) \
 		$(abspath $(B)/guest/bin) $(GUEST_TOOLS)
 
@@ -46,7 +46,14 @@ $(INITRAMFS): $(GUEST_BINS) guest-tests/mkinitramfs.sh Makefile
 check: all
 	@bash host/check.sh
 
+# The detection matrix: the swap topologies on base and both replays.
+PROVE_TOPOLOGIES := raid1,raid10,raid5,dm-linear,dm-crypt,lvm,brd,zram,raid1-swapdev
+PROVE_SERIES := patches/base,patches/replay-5.12-rc1-swapfile,patches/replay-2014-rw-page
+prove: all
+	./runner --topology $(PROVE_TOPOLOGIES) --series $(PROVE_SERIES) \
+		--expect patches/prove.expect
+
 clean:
 	rm -rf $(B)/obj $(B)/bin $(B)/guest
 
-.PHONY: all check clean
+.PHONY: all check prove clean

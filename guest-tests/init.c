@@ -42,6 +42,8 @@ static void setup_mounts(void)
 	mount("tmpfs", "/tmp", "tmpfs", 0, NULL);
 	mount("tmpfs", "/run", "tmpfs", 0, NULL);
 	mkdir("/run/mdadm", 0755);
+	mkdir("/run/lock", 0755);
+	mkdir("/run/lvm", 0755);
 	mkdir("/mnt", 0755);
 }
 
@@ -218,6 +220,19 @@ static int run_test(const char *name)
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
+/* STACK_KINDS="md ext4 swapfile": what the tests run on. */
+static void export_kinds(const struct plan *p)
+{
+	char kinds[256] = "";
+	size_t off = 0;
+	int i;
+
+	for (i = 0; i < p->nlayers && off < sizeof(kinds); i++)
+		off += snprintf(kinds + off, sizeof(kinds) - off, "%s%s",
+				i ? " " : "", p->layers[i].kind);
+	setenv("STACK_KINDS", kinds, 1);
+}
+
 static void power_off(void)
 {
 	sync();
@@ -256,6 +271,7 @@ int main(void)
 		power_off();
 	}
 	setenv("STACK_SEED", p.seed, 1);
+	export_kinds(&p);
 	fprintf(out, "# topology: %s seed: %s uptime_at_init: %.2f\n", p.name,
 		p.seed, uptime());
 	fprintf(out, "1..%d\n", p.ntests + 2);

@@ -4,6 +4,7 @@
 # usage: mkinitramfs.sh OUT.cpio.gz STAGING_DIR GUEST_BIN_DIR TOOL...
 set -eu
 out=$1 stage=$2 bindir=$3
+here=$(cd "$(dirname "$0")" && pwd)
 shift 3
 
 rm -rf "$stage"
@@ -44,6 +45,8 @@ for applet in sh ls cat dmesg; do
 	ln -s busybox "usr/bin/$applet"
 done
 cp /etc/mke2fs.conf etc/
+mkdir -p etc/lvm
+cp "$here/lvm.conf" etc/lvm/lvm.conf
 cp "$bindir/init" init
 for prog in "$bindir"/*; do
 	[ "$(basename "$prog")" = init ] || cp "$prog" usr/bin/

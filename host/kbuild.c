@@ -113,8 +113,9 @@ int series_read(const char *dir, char ***names, int *n, struct strbuf *keydata,
 		trim(line);
 		if (!*line || *line == '#')
 			continue;
-		if (strchr(line, ' ') || strchr(line, '/')) {
-			snprintf(err, errlen, "%s:%d: want one patch file name, got '%s'",
+		/* Quilt style: a path relative to the series' folder. */
+		if (strpbrk(line, " \t") || line[0] == '/') {
+			snprintf(err, errlen, "%s:%d: want one relative patch path, got '%s'",
 				 path, lineno, line);
 			goto fail;
 		}
@@ -198,7 +199,7 @@ static void apply_series(const struct kbuild_opts *o, char **names, int n,
 
 static const char *opt_name_end(const char *p)
 {
-	return p + strcspn(p, "= \n");
+	return p + strcspn(p, "=\n ");
 }
 
 /* Find "CONFIG_X=" or "# CONFIG_X is not set" in config; its line or NULL. */

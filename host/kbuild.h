@@ -35,7 +35,8 @@ int kconfig_check(const char *frag_name, const char *frag, const char *config,
 		  struct strbuf *report);
 
 /*
- * Read DIR/series (quilt style: one patch file name per line, '#'
+ * Read DIR/series (quilt style: one patch path per line, relative to DIR,
+ * so a series may reuse another's patches as ../other/NAME.patch; '#'
  * comments).  Returns the patch names and, in keydata, every name and
  * patch content for the build key.  -1 with err on a bad series.
  */

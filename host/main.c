@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "expect.h"
 #include "kbuild.h"
 #include "qemu.h"
 #include "run.h"
@@ -24,7 +25,7 @@
 #define TARBALL "/usr/src/linux-source-6.1.tar.xz"
 
 struct options {
-	char *root, *build, *series, *topologies, *accel;
+	char *root, *build, *series, *topologies, *accel, *expect;
 	unsigned long long seed;
 	int timeout, jobs;
 	bool all, list, keep, verbose;
@@ -33,12 +34,16 @@ struct options {
 static void usage(FILE *f)
 {
 	fputs("usage: runner [--topology NAME[,NAME...] | --all | --list]\n"
-	      "              [--series DIR] [--seed N] [--timeout SECONDS]\n"
+	      "              [--series DIR[,DIR...]] [--expect FILE]\n"
+	      "              [--seed N] [--timeout SECONDS]\n"
 	      "              [--accel auto|tcg|kvm] [--keep] [--verbose]\n"
 	      "\n"
 	      "Builds linux-source-6.1 with the patch series in DIR (default\n"
 	      "patches/base), boots each topology in QEMU and runs its tests.\n"
 	      "  --topology  names in topologies/ (or .ini paths), comma-separated\n"
+	      "  --series    several: run each, print a topology x series matrix\n"
+	      "  --expect    expected verdicts per series and topology; the\n"
+	      "              result counts the expectations met\n"
 	      "  --all       every topology;  --list  list them with descriptions\n"
 	      "  --seed      seed of every guest data pattern (default 1)\n"
 	      "  --timeout   host-side limit per guest (default: the topology's)\n"
@@ -67,6 +72,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "accel", required_argument, NULL, 'A' },
 		{ "keep", no_argument, NULL, 'k' },
+		{ "expect", required_argument, NULL, 'E' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -74,12 +80,20 @@ static void parse_args(int argc, char **argv, struct options *o)
 	char *end;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "t:als:S:T:A:kvh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:als:S:T:A:kvhE:", lo, NULL)) != -1) {
 		switch (c) {
-		case 't': o->topologies = optarg; break;
-		case 'a': o->all = true; break;
-		case 'l': o->list = true; break;
-		case 's': o->series = optarg; break;
+		case 't':
+			o->topologies = optarg;
+			break;
+		case 'a':
+			o->all = true;
+			break;
+		case 'l':
+			o->list = true;
+			break;
+		case 's':
+			o->series = optarg;
+			break;
 		case 'S':
 			o->seed = strtoull(optarg, &end, 0);
 			if (*end || !*optarg)
@@ -90,11 +104,24 @@ static void parse_args(int argc, char **argv, struct options *o)
 			if (*end || o->timeout <= 0)
 				die("--timeout %s: want seconds", optarg);
 			break;
-		case 'A': o->accel = optarg; break;
-		case 'k': o->keep = true; break;
-		case 'v': o->verbose = true; break;
-		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); exit(2);
+		case 'A':
+			o->accel = optarg;
+			break;
+		case 'k':
+			o->keep = true;
+			break;
+		case 'E':
+			o->expect = optarg;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			exit(2);
 		}
 	}
 	if (optind < argc)
@@ -196,20 +223,25 @@ static void print_failure(const struct topo_result *r,
 	free(copy);
 }
 
-static void report(struct topo_result *res, int n, int *passed, int *failed)
+static void report_failures(struct topo_result *res, int n)
 {
 	int i, j;
 
-	printf("\n");
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		for (j = 0; j < res[i].ntests; j++)
 			if (res[i].tests[j].result == KTAP_FAIL)
 				print_failure(&res[i], &res[i].tests[j]);
-	}
+}
+
+static void report_verdicts(const char *series, struct topo_result *res,
+			    int n, int *passed, int *failed)
+{
+	int i;
+
 	for (i = 0; i < n; i++) {
-		printf("%-20s %-11s %3d passed %3d failed  %6.1fs wall, uptime at init %.2fs  %s\n",
-		       res[i].name, res[i].verdict, res[i].npassed,
-		       res[i].nfailed, res[i].wall, res[i].uptime, res[i].dir);
+		printf("%-26s %-18s %-11s %3d passed %3d failed %6.1fs wall, uptime at init %.2fs\n",
+		       series, res[i].name, res[i].verdict, res[i].npassed,
+		       res[i].nfailed, res[i].wall, res[i].uptime);
 		*passed += res[i].npassed;
 		*failed += res[i].nfailed;
 	}
@@ -235,16 +267,99 @@ static void list(struct topology *t, int n)
 		printf("%-20s %s\n", t[i].name, t[i].description);
 }
 
+static char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return xstrdup(b ? b + 1 : path);
+}
+
+/* --series A,B: each a patches folder; default patches/base. */
+static char **series_list(const struct options *o, int *n)
+{
+	char *copy, *tok, *save, **v = NULL;
+
+	*n = 0;
+	copy = xstrdup(o->series ? o->series : "");
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		v = xrealloc(v, (*n + 1) * sizeof(char *));
+		v[(*n)++] = abs_path(tok);
+	}
+	if (!*n) {
+		v = xmalloc(sizeof(char *));
+		v[(*n)++] = xasprintf("%s/patches/base", o->root);
+	}
+	free(copy);
+	return v;
+}
+
+/* The matrix: one row per topology, one column per series. */
+static void report_matrix(char **series, int ns, struct topo_result **res,
+			  int nt, const struct expect *e, int *met,
+			  int *unmet)
+{
+	char why[160];
+	int s, t;
+
+	printf("\n%-18s", "topology");
+	for (s = 0; s < ns; s++)
+		printf(" | %-26s", base_name(series[s]));
+	printf("\n");
+	for (t = 0; t < nt; t++) {
+		printf("%-18s", res[0][t].name);
+		for (s = 0; s < ns; s++) {
+			const struct expect_rule *r = e->n ?
+				expect_find(e, base_name(series[s]), res[s][t].name) : NULL;
+			bool ok = r && expect_met(r, &res[s][t], why, sizeof(why));
+			char cell[64];
+
+			snprintf(cell, sizeof(cell), "%s%s", res[s][t].verdict,
+				 !e->n ? "" : !r ? " (no rule)" : ok ? " (expected)" : " (UNEXPECTED)");
+			printf(" | %-26s", cell);
+			if (!e->n)
+				continue;
+			if (ok)
+				(*met)++;
+			else
+				(*unmet)++;
+		}
+		printf("\n");
+	}
+}
+
+static void report_unmet(char **series, int ns, struct topo_result **res,
+			 int nt, const struct expect *e)
+{
+	char why[160];
+	int s, t;
+
+	for (s = 0; s < ns; s++)
+		for (t = 0; t < nt; t++) {
+			const struct expect_rule *r =
+				expect_find(e, base_name(series[s]), res[s][t].name);
+
+			if (!r)
+				printf("UNEXPECTED: %s on %s: %s has no rule for it\n",
+				       res[s][t].name, base_name(series[s]),
+				       e->path);
+			else if (!expect_met(r, &res[s][t], why, sizeof(why)))
+				printf("UNEXPECTED: %s on %s: %s\n",
+				       res[s][t].name, base_name(series[s]), why);
+		}
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { .accel = "auto", .seed = 1 };
 	struct kbuild_opts ko = { 0 };
 	struct run_opts ro = { 0 };
-	struct topo_result *res;
+	struct topo_result **res;
 	struct topology *topo;
+	struct expect e = { 0 };
 	struct kernel k;
-	char **paths, *results;
-	int n, i, passed = 0, failed = 0;
+	char **paths, **series, *results, err[512];
+	int n, ns, s, i, done = 0, passed = 0, failed = 0, met = 0, unmet = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	o.root = abs_path(getenv("STACKTEST_ROOT") ? getenv("STACKTEST_ROOT") : ".");
@@ -255,34 +370,62 @@ int main(int argc, char **argv)
 		list(topo, n);
 		return 0;
 	}
+	if (o.expect && expect_load(o.expect, &e, err, sizeof(err)))
+		die("%s", err);
+	series = series_list(&o, &ns);
 	install_stop_handlers();
 	o.build = xasprintf("%s/build", o.root);
 	ko.build = o.build;
-	ko.series = abs_path(o.series ? o.series : xasprintf("%s/patches/base", o.root));
 	ko.fragment = xasprintf("%s/guest-tests/kernel.config", o.root);
 	ko.tarball = TARBALL;
 	ko.jobs = sysconf(_SC_NPROCESSORS_ONLN);
-	kbuild(&ko, &k);
-	printf("runner: series %s, kernel %s (%s%s), seed %llu\n", ko.series,
-	       k.key, k.cached ? "cached" : "built in ",
-	       k.cached ? "" : xasprintf("%.0fs", k.seconds), o.seed);
 	ro.build = o.build;
 	ro.initramfs = xasprintf("%s/guest/initramfs.cpio.gz", o.build);
-	ro.accel = strcmp(o.accel, "auto") ? o.accel : "tcg";
 	ro.seed = o.seed;
 	ro.timeout = o.timeout;
 	ro.keep = o.keep;
 	ro.verbose = o.verbose;
 	results = xasprintf("%s/results/%s", o.build, run_id());
-	res = xcalloc(n, sizeof(*res));
-	for (i = 0; i < n && !stop_requested; i++) {
-		ro.results = xasprintf("%s/%s", results, topo[i].name);
-		run_topology(&topo[i], &k, &ro, &res[i]);
-		copy_config(&k, ro.results);
+	printf("runner: results in %s\n", results);
+	res = xcalloc(ns, sizeof(*res));
+	for (s = 0; s < ns && !stop_requested; s++) {
+		ko.series = series[s];
+		kbuild(&ko, &k);
+		printf("runner: series %s, kernel %s (%s%s), seed %llu\n",
+		       base_name(series[s]), k.key,
+		       k.cached ? "cached" : "built in ",
+		       k.cached ? "" : xasprintf("%.0fs", k.seconds), o.seed);
+		if (!ro.accel)
+			ro.accel = strcmp(o.accel, "auto") ? o.accel :
+				   probe_accel(&k, &ro);
+		res[s] = xcalloc(n, sizeof(**res));
+		for (i = 0; i < n && !stop_requested; i++) {
+			ro.results = ns > 1 ?
+				xasprintf("%s/%s/%s", results, base_name(series[s]), topo[i].name) :
+				xasprintf("%s/%s", results, topo[i].name);
+			run_topology(&topo[i], &k, &ro, &res[s][i]);
+			copy_config(&k, ro.results);
+		}
+		done = s + 1;
+		if (i < n)
+			done = s;	/* an interrupted series is not reported */
 	}
-	report(res, i, &passed, &failed);
+	printf("\n");
+	for (s = 0; s < done; s++)
+		report_failures(res[s], n);
+	for (s = 0; s < done; s++)
+		report_verdicts(base_name(series[s]), res[s], n, &passed, &failed);
+	if (done && (ns > 1 || e.n))
+		report_matrix(series, done, res, n, &e, &met, &unmet);
+	if (e.n) {
+		report_unmet(series, done, res, n, &e);
+		printf("runner: %d of %d expected verdicts held (%s)\n", met,
+		       met + unmet, e.path);
+		passed = met;
+		failed = unmet;
+	}
 	if (stop_requested) {
-		printf("runner: interrupted: the report above is incomplete\n");
+		printf("runner: interrupted: this report is incomplete\n");
 		failed++;
 	}
 	printf("%d passed, %d failed\n", passed, failed);

@@ -240,6 +240,21 @@ static void verdict(struct topo_result *r, struct live *l,
 	sb_free(&why);
 }
 
+/* The kernel command line; built-in brd takes its size from it. */
+static char *cmdline(const struct topology *t)
+{
+	struct strbuf sb = { 0 };
+	int i;
+
+	sb_printf(&sb, "console=ttyS0 panic=-1 loglevel=5 rdinit=/init");
+	for (i = 0; i < t->nlayers; i++)
+		if (!strcmp(t->layers[i].kind, "brd"))
+			sb_printf(&sb, " brd.rd_nr=1 brd.rd_size=%lld",
+				  parse_size(layer_get(&t->layers[i], "size",
+						       "256M")) >> 10);
+	return sb.buf;
+}
+
 static struct guest guest_for(const struct topology *t,
 			      const struct kernel *k, const struct run_opts *o,
 			      const char *dir, char **disks)
@@ -247,7 +262,7 @@ static struct guest guest_for(const struct topology *t,
 	struct guest g = {
 		.kernel = k->bzimage,
 		.initrd = xasprintf("%s/initrd", dir),
-		.append = "console=ttyS0 panic=-1 loglevel=5 rdinit=/init",
+		.append = cmdline(t),
 		.accel = o->accel,
 		.memory = t->memory,
 		.smp = 2,
@@ -304,4 +319,70 @@ void run_topology(const struct topology *t, const struct kernel *k,
 	tmp_dir = NULL;
 	free(plan);
 	free(path);
+}
+
+static void count_line(void *ctx, const char *line)
+{
+	if (line)
+		ktap_feed(ctx, line);
+}
+
+/*
+ * KVM is used only if a guest under it reaches PID 1 and reports a
+ * complete (empty) plan within a few seconds: /dev/kvm can exist and
+ * still run guests far slower than TCG.  The verdict is cached per host
+ * boot and kernel.
+ */
+const char *probe_accel(const struct kernel *k, const struct run_opts *o)
+{
+	char *cache = xasprintf("%s/accel-probe", o->build);
+	char *boot = read_file("/proc/sys/kernel/random/boot_id", NULL);
+	char *want = xasprintf("%s %s", boot ? boot : "?", k->key);
+	char *have = read_file(cache, NULL);
+	char *dir = xasprintf("%s/tmp/kvm-probe.%d", o->build, getpid());
+	const char *accel = "tcg";
+	struct guest_result gr;
+	struct ktap kt;
+	struct guest g = {
+		.kernel = k->bzimage, .append = "console=ttyS0 panic=-1 loglevel=5 rdinit=/init",
+		.accel = "kvm", .memory = 128LL << 20, .smp = 1, .timeout = 8,
+	};
+
+	if (boot)
+		boot[strcspn(boot, "\n")] = 0;
+	free(want);
+	want = xasprintf("%s %s", boot ? boot : "?", k->key);
+	if (access("/dev/kvm", R_OK | W_OK))
+		goto out;
+	if (have && !strncmp(have, want, strlen(want))) {
+		accel = strstr(have, " kvm\n") ? "kvm" : "tcg";
+		goto out;
+	}
+	printf("runner: probing KVM (a guest must finish in %ds)\n", g.timeout);
+	mkdir_p(dir);
+	tmp_dir = dir;
+	g.initrd = xasprintf("%s/initrd", dir);
+	g.console_log = xasprintf("%s/console.log", dir);
+	g.ktap_log = xasprintf("%s/ktap.log", dir);
+	g.qemu_log = xasprintf("%s/qemu.log", dir);
+	make_initrd(o->initramfs, "name kvm-probe\nseed 1\n", g.initrd);
+	ktap_init(&kt);
+	guest_run(&g, count_line, &kt, &gr);
+	if (!gr.timed_out && !gr.status && !ktap_finish(&kt))
+		accel = "kvm";
+	printf("runner: KVM probe: %s in %.1fs -> %s\n",
+	       gr.timed_out ? "timed out" : "finished", gr.seconds, accel);
+	ktap_free(&kt);
+	rm_rf(dir);
+	tmp_dir = NULL;
+	free(have);
+	have = xasprintf("%s %s\n", want, accel);
+	write_file_atomic(cache, have, strlen(have));
+out:
+	free(cache);
+	free(boot);
+	free(want);
+	free(have);
+	free(dir);
+	return accel;
 }

@@ -39,6 +39,9 @@ struct topo_result {
 void run_topology(const struct topology *t, const struct kernel *k,
 		  const struct run_opts *o, struct topo_result *res);
 
+/* "kvm" only when a probe guest under KVM proves fast, else "tcg". */
+const char *probe_accel(const struct kernel *k, const struct run_opts *o);
+
 /* Lines of the console log that mean the kernel is unwell, or NULL. */
 char *scan_console(const char *log);
 

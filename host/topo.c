@@ -92,8 +92,8 @@ static int disks_key(struct parse_state *ps, const char *k, const char *v)
 	if (!strcmp(k, "count")) {
 		if (!once(ps, K_COUNT, k))
 			return 0;
-		if (parse_count(v, 1, 16, &t->ndisks))
-			return fail(ps, "count = %s: want 1 to 16 disks", v);
+		if (parse_count(v, 0, 16, &t->ndisks))
+			return fail(ps, "count = %s: want 0 to 16 disks", v);
 	} else if (!strcmp(k, "size")) {
 		if (!once(ps, K_SIZE, k))
 			return 0;
@@ -176,9 +176,7 @@ static const char *missing_field(const struct topology *t)
 		return "[topology] description";
 	if (!t->memory)
 		return "[topology] memory";
-	if (!t->ndisks)
-		return "[disks] count";
-	if (!t->disk_size)
+	if (t->ndisks && !t->disk_size)
 		return "[disks] size";
 	if (!t->ntests)
 		return "[tests] test";

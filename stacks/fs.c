@@ -23,11 +23,8 @@ static int ext4_build(struct stack *s, const struct layer *l, char *msg,
 			       "lazy_itable_init=0,lazy_journal_init=0",
 			       s->top, NULL };
 
-	(void)l;
-	if (!s->top[0]) {
-		snprintf(msg, len, "ext4 needs a block device below it");
+	if (stack_lower(s, s->top, sizeof(s->top), msg, len))
 		return -1;
-	}
 	if (run(argv)) {
 		snprintf(msg, len, "mkfs.ext4 %s failed", s->top);
 		return -1;

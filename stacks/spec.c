@@ -28,15 +28,31 @@ static const struct kind_spec kinds[] = {
 		{ "chunk", 's', NULL },
 		{ "bitmap", 'e', "internal|none" },
 	} },
-	{ "ext4", "ext4 made with mkfs.ext4, mounted", { { NULL } } },
+	{ "dm-linear", "dm-linear concatenating disks (dmsetup)", {
+		{ "devices", 'n', NULL },
+	} },
+	{ "dm-crypt", "dm-crypt aes-xts-plain64 with a fixed test key (dmsetup)",
+	  { { NULL } } },
+	{ "lvm", "LVM volume group over disks with one linear LV (lvm2)", {
+		{ "devices", 'n', NULL },
+	} },
+	{ "brd", "brd RAM disk (has rw_page)", {
+		{ "size", 's', NULL },
+	} },
+	{ "zram", "zram compressed RAM disk (has rw_page)", {
+		{ "size", 's', NULL },
+	} },
+	{ "ext4", "ext4 made with mkfs.ext4 -b 4096, mounted", { { NULL } } },
 	{ "swapfile", "swap file written (not sparse) on the filesystem", {
 		{ "size", 's', NULL },
 	} },
+	{ "swapdev", "swap straight on the block device below", { { NULL } } },
 };
 
 const char *const spec_tests[] = {
 	"data-integrity",
 	"swapfile-integrity",
+	"swapdev-integrity",
 	NULL,
 };
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -7,7 +8,8 @@
 #include "../guest-tests/guest.h"
 
 static const struct layer_ops *const all_ops[] = {
-	&md_ops, &ext4_ops, &swapfile_ops,
+	&md_ops, &dm_linear_ops, &dm_crypt_ops, &lvm_ops, &brd_ops, &zram_ops,
+	&ext4_ops, &swapfile_ops, &swapdev_ops,
 };
 
 const struct layer_ops *stack_ops(const char *kind)
@@ -27,6 +29,22 @@ void stack_export(const struct stack *s)
 	setenv("STACK_FSTYPE", s->fstype, 1);
 	setenv("STACK_MNT", s->mnt, 1);
 	setenv("STACK_SWAPFILE", s->swapfile, 1);
+	setenv("STACK_SWAPDEV", s->swapdev, 1);
+}
+
+int stack_lower(struct stack *s, char *dev, size_t len, char *msg,
+		size_t mlen)
+{
+	if (s->top[0]) {
+		snprintf(dev, len, "%s", s->top);
+		return 0;
+	}
+	if (s->next_disk == s->ndisks) {
+		snprintf(msg, mlen, "no device below and no free disk");
+		return -1;
+	}
+	snprintf(dev, len, "%s", s->disks[s->next_disk++]);
+	return 0;
 }
 
 int wait_path(const char *path, double seconds)

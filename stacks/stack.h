@@ -20,6 +20,7 @@ struct stack {
 	char fstype[16];
 	char mnt[64];		/* where the filesystem is mounted */
 	char swapfile[128];
+	char swapdev[64];	/* a swap device (no filesystem) */
 	int nmd;		/* md arrays created: /dev/md0 .. */
 };
 
@@ -31,10 +32,16 @@ struct layer_ops {
 			size_t len);
 };
 
-extern const struct layer_ops md_ops, ext4_ops, swapfile_ops;
+extern const struct layer_ops md_ops, ext4_ops, swapfile_ops, swapdev_ops,
+	dm_linear_ops, dm_crypt_ops, lvm_ops, brd_ops, zram_ops;
 const struct layer_ops *stack_ops(const char *kind);
 /* Export the stack to tests as STACK_TOP, STACK_FSDEV, STACK_MNT, ... */
 void stack_export(const struct stack *s);
+/* The device a layer goes on: the stack's top, else the next free disk. */
+int stack_lower(struct stack *s, char *dev, size_t len, char *msg,
+		size_t mlen);
+/* Size of a block device in 512-byte sectors, -1 on error. */
+long long dev_sectors(const char *dev);
 /* Wait until path exists (devices appear asynchronously); 0 when it did. */
 int wait_path(const char *path, double seconds);
 

@@ -83,3 +83,41 @@ static int swapfile_teardown(struct stack *s, const struct layer *l,
 const struct layer_ops swapfile_ops = {
 	"swapfile", swapfile_build, swapfile_teardown
 };
+
+/* A swap device: mkswap and swapon straight on the top block device. */
+static int swapdev_build(struct stack *s, const struct layer *l, char *msg,
+			 size_t len)
+{
+	const char *argv[] = { "mkswap", s->swapdev, NULL };
+
+	if (stack_lower(s, s->swapdev, sizeof(s->swapdev), msg, len))
+		return -1;
+	if (run(argv)) {
+		snprintf(msg, len, "mkswap %s failed", s->swapdev);
+		return -1;
+	}
+	if (swapon(s->swapdev, 0)) {
+		snprintf(msg, len, "swapon %s: %s", s->swapdev,
+			 strerror(errno));
+		return -1;
+	}
+	snprintf(msg, len, "swap device %s, %lld MiB, active", s->swapdev,
+		 dev_sectors(s->swapdev) >> 11);
+	return 0;
+}
+
+static int swapdev_teardown(struct stack *s, const struct layer *l,
+			    char *msg, size_t len)
+{
+	if (swapoff(s->swapdev) && errno != EINVAL) {
+		snprintf(msg, len, "swapoff %s: %s", s->swapdev,
+			 strerror(errno));
+		return -1;
+	}
+	snprintf(msg, len, "%s off", s->swapdev);
+	return 0;
+}
+
+const struct layer_ops swapdev_ops = {
+	"swapdev", swapdev_build, swapdev_teardown
+};

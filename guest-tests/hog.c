@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The memory hog that pushes pages out to swap and checks them back. */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "guest.h"
+#include "hog.h"
+
+#define BLK 4096
+#define HOG_STREAM 0x686f67
+
+long long meminfo_kb(const char *key)
+{
+	char line[128];
+	size_t klen = strlen(key);
+	long long v = -1;
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ':')
+			v = atoll(line + klen + 1);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* In a child: fill more memory than the guest has, then verify it all. */
+static int hog(uint64_t seed, long long bytes, int pageout)
+{
+	long long pages = bytes / BLK, p, bad = 0;
+	unsigned char *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED)
+		return 2;
+	for (p = 0; p < pages; p++)
+		pattern_fill(m + p * BLK, BLK, seed, HOG_STREAM, p * BLK);
+	if (pageout && madvise(m, bytes, MADV_PAGEOUT))
+		ktap_diag("madvise(MADV_PAGEOUT): %m");
+	for (p = 0; p < pages; p++) {
+		if (pattern_check(m + p * BLK, BLK, seed, HOG_STREAM,
+				  p * BLK) < 0)
+			continue;
+		if (!bad)
+			ktap_diag("hog page %lld came back wrong", p);
+		bad++;
+	}
+	if (bad)
+		ktap_diag("%lld of %lld hog pages came back wrong", bad,
+		       pages);
+	return bad ? 1 : 0;
+}
+
+int run_hog(uint64_t seed, long long *bytes)
+{
+	const char *kinds = env_or("STACK_KINDS", "");
+	int pageout = strstr(kinds, "brd") || strstr(kinds, "zram");
+	long long total = meminfo_kb("MemTotal") << 10;
+	long long avail = meminfo_kb("MemAvailable") << 10;
+	long long room = avail + (meminfo_kb("SwapFree") << 10);
+	int st;
+	pid_t pid;
+
+	*bytes = total + (32LL << 20);
+	if (*bytes > room - (48LL << 20))
+		*bytes = room - (48LL << 20);
+	if (pageout) {
+		*bytes = avail / 2;
+		if (*bytes > (meminfo_kb("SwapFree") << 10) - (16LL << 20))
+			*bytes = (meminfo_kb("SwapFree") << 10) - (16LL << 20);
+	}
+	ktap_diag("memory hog: %lld MiB, guest RAM %lld MiB, free swap %lld MiB, %s",
+		  *bytes >> 20, total >> 20, meminfo_kb("SwapFree") >> 10,
+		  pageout ? "pushed out with MADV_PAGEOUT (RAM-backed swap)" :
+		  "pushed out by memory pressure");
+	fflush(NULL);
+	pid = fork();
+	if (!pid)
+		_exit(hog(seed, *bytes, pageout));
+	if (pid < 0 || waitpid(pid, &st, 0) < 0)
+		return -1;
+	if (WIFSIGNALED(st))
+		ktap_diag("hog killed by signal %d%s", WTERMSIG(st),
+			  WTERMSIG(st) == SIGKILL ? " (OOM killer?)" : "");
+	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -1;
+}
+

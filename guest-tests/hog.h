@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef GUEST_HOG_H
+#define GUEST_HOG_H
+
+#include <stdint.h>
+
+long long meminfo_kb(const char *key);
+/*
+ * Fill anonymous memory with seeded, position-tagged pages in a child, get
+ * them out to swap, then verify every page.  Normally the hog is larger
+ * than the guest's RAM and memory pressure does the swapping.  Swap on a
+ * RAM-backed device (brd, zram; $STACK_KINDS names them) frees nothing, so
+ * pressure would only end in the OOM killer: there the hog takes half the
+ * free memory and madvise(MADV_PAGEOUT) pushes it out.  Prints KTAP
+ * diagnostics; returns 0 when all pages came back intact.
+ */
+int run_hog(uint64_t seed, long long *bytes);
+
+#endif

@@ -1,0 +1,33 @@
+#!/bin/bash
+# make check: every step prints its own "N passed, N failed"; this adds
+# them up and ends with the total.  A step that dies without its count
+# line counts as one failure.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+mkdir -p build/check
+total_pass=0
+total_fail=0
+
+step() {
+	local name=$1 log=build/check/$1.log line p f
+	shift
+	echo "=== check: $name: $*"
+	"$@" 2>&1 | tee "$log"
+	line=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	if [ -z "$line" ]; then
+		echo "=== check: $name: no result line; counted as 1 failure"
+		total_fail=$((total_fail + 1))
+		return
+	fi
+	p=$(sed -E 's/.*\b([0-9]+) passed.*/\1/' <<<"$line")
+	f=$(sed -E 's/.*passed, ([0-9]+) failed.*/\1/' <<<"$line")
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+}
+
+step unit build/bin/unit-tests
+step raid10 ./runner --topology raid10
+echo "=== check: total"
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" = 0 ]
