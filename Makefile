@@ -5,7 +5,7 @@ CC := gcc
 CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter
 HOST_LIBS := -linih -lcrypto
 
-HOST_OBJS := $(addprefix $(B)/obj/host/,util.o topo.o ktap.o kbuild.o cpio.o qemu.o run.o expect.o) \
+HOST_OBJS := $(addprefix $(B)/obj/host/,util.o topo.o ktap.o kbuild.o cpio.o qemu.o run.o expect.o coverage.o) \
 	     $(B)/obj/stacks/spec.o
 GUEST_LIB := guest-tests/guest.c guest-tests/hog.c stacks/spec.c
 GUEST_HDRS := $(wildcard guest-tests/*.h stacks/*.h)

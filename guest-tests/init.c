@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,8 @@
 #include "../stacks/stack.h"
 
 #define MAX_ITEMS 16
+#define MAX_TRACE 128
+#define TRACING "/sys/kernel/tracing"
 
 struct plan {
 	char name[64];
@@ -30,6 +33,9 @@ struct plan {
 	int nlayers, ntests;
 	struct layer layers[MAX_ITEMS];
 	char tests[MAX_ITEMS][64];
+	int ntrace;
+	char trace[MAX_TRACE][64];	/* functions to count calls of */
+	bool traceable[MAX_TRACE];
 };
 
 static FILE *out;	/* the KTAP port */
@@ -117,6 +123,8 @@ static void plan_line(struct plan *p, struct stack *s, char *line)
 			fprintf(stderr, "init: plan: %s\n", err);
 		else
 			p->nlayers++;
+	} else if (!strcmp(line, "trace") && p->ntrace < MAX_TRACE) {
+		snprintf(p->trace[p->ntrace++], sizeof(p->trace[0]), "%s", val);
 	} else if (!strcmp(line, "test") && p->ntests < MAX_ITEMS) {
 		snprintf(p->tests[p->ntests++], sizeof(p->tests[0]), "%s", val);
 	}
@@ -220,6 +228,72 @@ static int run_test(const char *name)
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
+/*
+ * Count calls of the series' changed functions with the ftrace function
+ * profiler, from before the stack is built to after it is torn down.  A
+ * name set_ftrace_filter refuses (inlined, notrace, absent) is reported as
+ * not traceable.  With no name accepted the profiler stays off: an empty
+ * filter would profile every function.
+ */
+static void trace_start(struct plan *p)
+{
+	int i, fd, ok = 0;
+
+	if (!p->ntrace)
+		return;
+	mount("nodev", TRACING, "tracefs", 0, NULL);
+	for (i = 0; i < p->ntrace; i++) {
+		fd = open(TRACING "/set_ftrace_filter", O_WRONLY | O_APPEND);
+		p->traceable[i] = fd >= 0 &&
+			write(fd, p->trace[i], strlen(p->trace[i])) > 0;
+		if (fd >= 0)
+			close(fd);
+		ok += p->traceable[i];
+	}
+	if (ok && write_str(TRACING "/function_profile_enabled", "1"))
+		fprintf(stderr, "init: cannot enable the function profiler\n");
+}
+
+static long long profile_hits(const char *name)
+{
+	char path[128], line[256], fn[128];
+	long long hits, sum = 0;
+	int cpu;
+
+	for (cpu = 0;; cpu++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), TRACING "/trace_stat/function%d",
+			 cpu);
+		f = fopen(path, "r");
+		if (!f)
+			break;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, " %127s %lld", fn, &hits) == 2 &&
+			    !strcmp(fn, name))
+				sum += hits;
+		fclose(f);
+	}
+	return sum;
+}
+
+static void trace_report(const struct plan *p)
+{
+	int i;
+
+	if (!p->ntrace)
+		return;
+	write_str(TRACING "/function_profile_enabled", "0");
+	for (i = 0; i < p->ntrace; i++) {
+		if (p->traceable[i])
+			fprintf(out, "# coverage: %s %lld\n", p->trace[i],
+				profile_hits(p->trace[i]));
+		else
+			fprintf(out, "# coverage: %s not-traceable\n",
+				p->trace[i]);
+	}
+}
+
 /* STACK_KINDS="md ext4 swapfile": what the tests run on. */
 static void export_kinds(const struct plan *p)
 {
@@ -275,6 +349,7 @@ int main(void)
 	fprintf(out, "# topology: %s seed: %s uptime_at_init: %.2f\n", p.name,
 		p.seed, uptime());
 	fprintf(out, "1..%d\n", p.ntests + 2);
+	trace_start(&p);
 	t0 = mono_s();
 	stack_ok = !build_stack(&p, &s, &built);
 	result(++n, stack_ok, "stack-build", t0);
@@ -289,7 +364,9 @@ int main(void)
 		result(++n, !run_test(p.tests[i]), p.tests[i], t0);
 	}
 	t0 = mono_s();
-	result(++n, !teardown_stack(&p, &s, built), "stack-teardown", t0);
+	i = !teardown_stack(&p, &s, built);
+	trace_report(&p);
+	result(++n, i, "stack-teardown", t0);
 	fflush(NULL);
 	power_off();
 	return 0;

@@ -3,7 +3,10 @@
  * The kernel: Debian's linux-source tarball, extracted once; per build key
  * (source version, series content, fragment) a hard-linked copy with the
  * series applied, configured as tinyconfig + our fragment, built out of
- * tree with ccache.  A finished build leaves an "ok" stamp; nothing is
+ * tree with ccache.  The object folder is src/out: an O= folder directly
+ * inside the source tree makes kbuild use relative paths (srctree=..),
+ * so compiler command lines and preprocessed output are the same for
+ * every build key and ccache hits across series.  A finished build leaves an "ok" stamp; nothing is
  * rebuilt while the key is unchanged.
  */
 #define _GNU_SOURCE
@@ -265,7 +268,7 @@ int kconfig_check(const char *frag_name, const char *frag, const char *config,
 static void make_step(const char *src, const char *log, char **extra,
 		      const char *what)
 {
-	char *argv[16] = { "make", "O=../out" };
+	char *argv[16] = { "make", "O=out" };
 	int i = 2;
 
 	while (*extra && i < 15)
@@ -279,11 +282,11 @@ static void configure(const struct kbuild_opts *o, const char *dir,
 		      const char *log)
 {
 	char *src = xasprintf("%s/src", dir);
-	char *cfg = xasprintf("%s/out/.config", dir);
+	char *cfg = xasprintf("%s/src/out/.config", dir);
 	char *tiny[] = { "tinyconfig", NULL };
 	char *olddef[] = { "olddefconfig", NULL };
 	char *merge[] = { "scripts/kconfig/merge_config.sh", "-m", "-O",
-			  "../out", "../out/.config", (char *)o->fragment, NULL };
+			  "out", "out/.config", (char *)o->fragment, NULL };
 	struct strbuf rep = { 0 };
 	char *frag, *config;
 
@@ -334,7 +337,7 @@ static void compile(const struct kbuild_opts *o, const char *dir,
 {
 	char *src = xasprintf("%s/src", dir);
 	char *jobs = xasprintf("-j%d", o->jobs);
-	char *argv[] = { "make", "O=../out", jobs, "CC=ccache gcc",
+	char *argv[] = { "make", "O=out", jobs, "CC=ccache gcc",
 			 "bzImage", NULL };
 	int fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	double t0 = now_s(), next = t0 + 15;
@@ -440,15 +443,15 @@ void kbuild(const struct kbuild_opts *o, struct kernel *k)
 			die("rename %s: %s", tmp, strerror(errno));
 		free(tmp);
 	}
-	tmp = xasprintf("%s/out", k->dir);
+	tmp = xasprintf("%s/src/out", k->dir);
 	mkdir_p(tmp);
 	free(tmp);
 	configure(o, k->dir, log);
 	compile(o, k->dir, log);
-	tmp = xasprintf("%s/out/arch/x86/boot/bzImage", k->dir);
+	tmp = xasprintf("%s/src/out/arch/x86/boot/bzImage", k->dir);
 	copy_file(tmp, k->bzimage);
 	free(tmp);
-	tmp = xasprintf("%s/out/.config", k->dir);
+	tmp = xasprintf("%s/src/out/.config", k->dir);
 	copy_file(tmp, k->config);
 	free(tmp);
 	if (write_file_atomic(stamp, k->source_version,

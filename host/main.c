@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "coverage.h"
 #include "expect.h"
 #include "kbuild.h"
 #include "qemu.h"
@@ -28,7 +29,7 @@ struct options {
 	char *root, *build, *series, *topologies, *accel, *expect;
 	unsigned long long seed;
 	int timeout, jobs;
-	bool all, list, keep, verbose;
+	bool all, list, keep, verbose, require_coverage, changed_functions;
 };
 
 static void usage(FILE *f)
@@ -37,6 +38,7 @@ static void usage(FILE *f)
 	      "              [--series DIR[,DIR...]] [--expect FILE]\n"
 	      "              [--seed N] [--timeout SECONDS]\n"
 	      "              [--accel auto|tcg|kvm] [--keep] [--verbose]\n"
+	      "              [--require-coverage]\n"
 	      "\n"
 	      "Builds linux-source-6.1 with the patch series in DIR (default\n"
 	      "patches/base), boots each topology in QEMU and runs its tests.\n"
@@ -49,7 +51,12 @@ static void usage(FILE *f)
 	      "  --timeout   host-side limit per guest (default: the topology's)\n"
 	      "  --accel     auto: KVM only if a probe guest proves it fast\n"
 	      "  --keep      keep the disk images of each run\n"
-	      "  --verbose   echo the guest's KTAP lines as they arrive\n", f);
+	      "  --require-coverage  fail if a traceable function the series\n"
+	      "              changed was never executed\n"
+	      "  --verbose   echo the guest's KTAP lines as they arrive\n"
+	      "\n"
+	      "runner --changed-functions PATCH... prints the functions the\n"
+	      "patches change, mapped in the extracted linux-source-6.1 tree.\n", f);
 }
 
 static char *abs_path(const char *p)
@@ -73,6 +80,8 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "accel", required_argument, NULL, 'A' },
 		{ "keep", no_argument, NULL, 'k' },
 		{ "expect", required_argument, NULL, 'E' },
+		{ "require-coverage", no_argument, NULL, 'C' },
+		{ "changed-functions", no_argument, NULL, 'F' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -80,7 +89,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 	char *end;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "t:als:S:T:A:kvhE:", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:als:S:T:A:kvhE:CF", lo, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			o->topologies = optarg;
@@ -110,6 +119,12 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case 'k':
 			o->keep = true;
 			break;
+		case 'F':
+			o->changed_functions = true;
+			break;
+		case 'C':
+			o->require_coverage = true;
+			break;
 		case 'E':
 			o->expect = optarg;
 			break;
@@ -124,6 +139,8 @@ static void parse_args(int argc, char **argv, struct options *o)
 			exit(2);
 		}
 	}
+	if (o->changed_functions)
+		return;
 	if (optind < argc)
 		die("unexpected argument '%s' (see --help)", argv[optind]);
 	if (strcmp(o->accel, "auto") && strcmp(o->accel, "tcg") &&
@@ -349,6 +366,126 @@ static void report_unmet(char **series, int ns, struct topo_result **res,
 		}
 }
 
+/*
+ * The functions the series changed: derived from its patches and the
+ * patched tree, or, where the folder has one, its committed coverage.list
+ * (patches/base: nothing changed, so the seed series' functions).
+ */
+static void series_coverage(const char *series, const struct kernel *k,
+			    struct cov *c, struct run_opts *ro)
+{
+	char *list = xasprintf("%s/coverage.list", series), err[512], **names;
+	char *src = xasprintf("%s/src", k->dir);
+	struct strbuf kd = { 0 };
+	int n, i;
+
+	memset(c, 0, sizeof(*c));
+	if (path_exists(list)) {
+		if (cov_from_list(c, list, err, sizeof(err)))
+			die("%s", err);
+	} else {
+		if (series_read(series, &names, &n, &kd, err, sizeof(err)))
+			die("%s", err);
+		for (i = 0; i < n; i++) {
+			char *pp = xasprintf("%s/%s", series, names[i]);
+			char *text = read_file(pp, NULL);
+
+			if (!text)
+				die("%s: cannot read", pp);
+			cov_from_patch(c, text, src);
+			free(text);
+			free(pp);
+		}
+		sb_free(&kd);
+	}
+	ro->ntrace = 0;
+	ro->trace = xcalloc(c->n, sizeof(char *));
+	for (i = 0; i < c->n; i++)
+		if (!c->fn[i].removed)
+			ro->trace[ro->ntrace++] = c->fn[i].name;
+	free(list);
+	free(src);
+}
+
+static void add_hits(struct cov *c, struct topo_result *r)
+{
+	int i;
+
+	for (i = 0; i < r->ncov; i++) {
+		struct cov_fn *f = cov_find(c, r->cov[i].name);
+		size_t len;
+
+		if (!f)
+			continue;
+		if (r->cov[i].hits < 0) {
+			f->untraceable = true;
+			continue;
+		}
+		f->hits += r->cov[i].hits;
+		len = strlen(f->where);
+		if (r->cov[i].hits > 0 && len + strlen(r->name) + 2 < sizeof(f->where))
+			snprintf(f->where + len, sizeof(f->where) - len, "%s%s",
+				 len ? " " : "", r->name);
+	}
+}
+
+/* Returns how many traceable changed functions no test executed. */
+static int report_coverage(const char *series, struct cov *c)
+{
+	int i, run = 0, traceable = 0, never = 0;
+
+	for (i = 0; i < c->n; i++) {
+		if (c->fn[i].removed || c->fn[i].untraceable)
+			continue;
+		traceable++;
+		run += c->fn[i].hits > 0;
+	}
+	printf("\nseries coverage (%s): %d of %d changed functions executed\n",
+	       series, run, traceable);
+	for (i = 0; i < c->n; i++) {
+		struct cov_fn *f = &c->fn[i];
+
+		if (f->absent)
+			printf("  %-32s %12s  (no longer in linux-source-6.1)\n",
+			       f->name, "absent");
+		else if (f->removed)
+			printf("  %-32s %12s  (%s)\n", f->name, "removed",
+			       "the series deleted it");
+		else if (f->untraceable)
+			printf("  %-32s %12s  (%s: inlined or notrace)\n",
+			       f->name, "not traceable", f->file);
+		else
+			printf("  %-32s %12lld  %s\n", f->name, f->hits,
+			       f->hits ? f->where : "NEVER EXECUTED");
+		never += !f->removed && !f->untraceable && !f->hits;
+	}
+	return never;
+}
+
+/* Functions the given patches change, in the pristine extracted tree. */
+static int print_changed(const struct options *o, int n, char **patches)
+{
+	char *src = xasprintf("%s/build/src/linux-source-6.1", o->root);
+	struct cov c = { 0 };
+	int i;
+
+	if (!path_exists(src))
+		die("%s: not extracted yet (run ./runner --topology raid10 once)",
+		    src);
+	for (i = 0; i < n; i++) {
+		char *text = read_file(patches[i], NULL);
+
+		if (!text)
+			die("%s: %s", patches[i], strerror(errno));
+		cov_from_patch(&c, text, src);
+		free(text);
+	}
+	for (i = 0; i < c.n; i++)
+		printf("%-32s %-40s %s\n", c.fn[i].name, c.fn[i].file,
+		       c.fn[i].removed ? "removed" : "");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { .accel = "auto", .seed = 1 };
@@ -360,10 +497,14 @@ int main(int argc, char **argv)
 	struct kernel k;
 	char **paths, **series, *results, err[512];
 	int n, ns, s, i, done = 0, passed = 0, failed = 0, met = 0, unmet = 0;
+	int never = 0;
+	struct cov *cov;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	o.root = abs_path(getenv("STACKTEST_ROOT") ? getenv("STACKTEST_ROOT") : ".");
 	parse_args(argc, argv, &o);
+	if (o.changed_functions)
+		return print_changed(&o, argc - optind, argv + optind);
 	paths = selected(&o, &n);
 	topo = load_all(paths, n);
 	if (o.list) {
@@ -388,6 +529,7 @@ int main(int argc, char **argv)
 	results = xasprintf("%s/results/%s", o.build, run_id());
 	printf("runner: results in %s\n", results);
 	res = xcalloc(ns, sizeof(*res));
+	cov = xcalloc(ns, sizeof(*cov));
 	for (s = 0; s < ns && !stop_requested; s++) {
 		ko.series = series[s];
 		kbuild(&ko, &k);
@@ -395,6 +537,7 @@ int main(int argc, char **argv)
 		       base_name(series[s]), k.key,
 		       k.cached ? "cached" : "built in ",
 		       k.cached ? "" : xasprintf("%.0fs", k.seconds), o.seed);
+		series_coverage(series[s], &k, &cov[s], &ro);
 		if (!ro.accel)
 			ro.accel = strcmp(o.accel, "auto") ? o.accel :
 				   probe_accel(&k, &ro);
@@ -405,6 +548,7 @@ int main(int argc, char **argv)
 				xasprintf("%s/%s", results, topo[i].name);
 			run_topology(&topo[i], &k, &ro, &res[s][i]);
 			copy_config(&k, ro.results);
+			add_hits(&cov[s], &res[s][i]);
 		}
 		done = s + 1;
 		if (i < n)
@@ -415,6 +559,8 @@ int main(int argc, char **argv)
 		report_failures(res[s], n);
 	for (s = 0; s < done; s++)
 		report_verdicts(base_name(series[s]), res[s], n, &passed, &failed);
+	for (s = 0; s < done; s++)
+		never += report_coverage(base_name(series[s]), &cov[s]);
 	if (done && (ns > 1 || e.n))
 		report_matrix(series, done, res, n, &e, &met, &unmet);
 	if (e.n) {
@@ -423,6 +569,11 @@ int main(int argc, char **argv)
 		       met + unmet, e.path);
 		passed = met;
 		failed = unmet;
+	}
+	if (o.require_coverage && never) {
+		printf("runner: --require-coverage: %d changed functions never executed\n",
+		       never);
+		failed++;
 	}
 	if (stop_requested) {
 		printf("runner: interrupted: this report is incomplete\n");

@@ -58,6 +58,8 @@ static char *plan_text(const struct topology *t, const struct run_opts *o)
 		sb_printf(&sb, "layer %s\n", t->layer_text[i]);
 	for (i = 0; i < t->ntests; i++)
 		sb_printf(&sb, "test %s\n", t->tests[i]);
+	for (i = 0; i < o->ntrace; i++)
+		sb_printf(&sb, "trace %s\n", o->trace[i]);
 	return sb.buf;
 }
 
@@ -195,6 +197,29 @@ static void add_test(struct topo_result *r, const char *name,
 		r->nfailed++;
 }
 
+/* "# coverage: NAME HITS|not-traceable" lines, wherever they came. */
+static void collect_coverage(struct topo_result *r)
+{
+	int i;
+
+	for (i = 0; i < r->ntests; i++) {
+		const char *p = r->tests[i].detail;
+
+		while ((p = strstr(p, "# coverage: "))) {
+			struct cov_hit *h;
+			char name[64], hits[32];
+
+			p += 12;
+			if (sscanf(p, "%63s %31s", name, hits) != 2)
+				continue;
+			r->cov = xrealloc(r->cov, (r->ncov + 1) * sizeof(*h));
+			h = &r->cov[r->ncov++];
+			snprintf(h->name, sizeof(h->name), "%s", name);
+			h->hits = strcmp(hits, "not-traceable") ? atoll(hits) : -1;
+		}
+	}
+}
+
 static double parse_uptime(const struct ktap *k)
 {
 	const char *p = k->ntests ? strstr(k->tests[0].detail,
@@ -311,6 +336,7 @@ void run_topology(const struct topology *t, const struct kernel *k,
 	r->wall = gr.seconds;
 	verdict(r, &l, &gr, g.console_log);
 	r->uptime = parse_uptime(&l.k);
+	collect_coverage(r);
 	ktap_free(&l.k);
 	if (o->keep)
 		printf("[%s] kept disk images in %s\n", t->name, dir);

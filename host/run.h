@@ -16,6 +16,13 @@ struct run_opts {
 	int timeout;		/* 0: the topology's own */
 	bool keep;
 	bool verbose;
+	int ntrace;		/* functions whose calls the guest counts */
+	char **trace;
+};
+
+struct cov_hit {
+	char name[64];
+	long long hits;		/* -1: the kernel cannot trace it */
 };
 
 struct test_result {
@@ -33,6 +40,8 @@ struct topo_result {
 	struct test_result *tests;
 	double wall, uptime;
 	char *dir;
+	int ncov;
+	struct cov_hit *cov;
 };
 
 /* Boot one topology's guest on kernel k and collect its verdict. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../coverage.h"
 #include "../cpio.h"
 #include "../kbuild.h"
 #include "../ktap.h"
@@ -220,6 +221,33 @@ static void test_cpio(void)
 	sb_free(&sb);
 }
 
+static void test_coverage(void)
+{
+	char *patch = read_file("host/test/cov/0001-fixture.patch", NULL);
+	struct cov c = { 0 };
+	struct cov_fn *f;
+
+	cov_from_patch(&c, patch ? patch : "", "host/test/cov/src");
+	f = cov_find(&c, "foo_compute");
+	CHECK(f && !f->removed && !strcmp(f->file, "lib/foo.c"),
+	      "coverage: a changed body names its function");
+	f = cov_find(&c, "old_alloc");
+	CHECK(f && f->removed, "coverage: a deleted function is marked removed");
+	CHECK(!cov_find(&c, "helper") && !cov_find(&c, "table") &&
+	      !cov_find(&c, "foo_tail"),
+	      "coverage: neighbours and a file-scope table are not counted");
+	CHECK(c.n == 2, "coverage: exactly two functions (%d)", c.n);
+	cov_free(&c);
+	free(patch);
+	memset(&c, 0, sizeof(c));
+	CHECK(!cov_from_list(&c, "patches/base/coverage.list", NULL, 0) &&
+	      cov_find(&c, "swap_page_sector") &&
+	      cov_find(&c, "bio_alloc_mddev") &&
+	      cov_find(&c, "bio_alloc_mddev")->absent,
+	      "coverage: the base list parses, absent names kept");
+	cov_free(&c);
+}
+
 int main(void)
 {
 	test_topology();
@@ -229,6 +257,7 @@ int main(void)
 	test_series();
 	test_patch_output();
 	test_cpio();
+	test_coverage();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Series coverage: which functions a patch series changed.  Kernel style
+ * makes a function definition easy to see: its signature starts in column
+ * 0 and its body opens with '{' in column 0 and closes with '}' there.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coverage.h"
+
+struct cov_fn *cov_find(struct cov *c, const char *name)
+{
+	int i;
+
+	for (i = 0; i < c->n; i++)
+		if (!strcmp(c->fn[i].name, name))
+			return &c->fn[i];
+	return NULL;
+}
+
+static void cov_add(struct cov *c, const char *name, const char *file,
+		    bool removed)
+{
+	struct cov_fn *f;
+
+	if (!*name)
+		return;
+	f = cov_find(c, name);
+	if (f) {
+		f->removed &= removed;
+		return;
+	}
+	c->fn = xrealloc(c->fn, (c->n + 1) * sizeof(*f));
+	f = &c->fn[c->n++];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	snprintf(f->file, sizeof(f->file), "%s", file);
+	f->removed = removed;
+}
+
+void cov_free(struct cov *c)
+{
+	free(c->fn);
+	c->fn = NULL;
+	c->n = 0;
+}
+
+/* The identifier just before the first '(' of a signature. */
+static void sig_name(const char *sig, char *name, size_t len)
+{
+	const char *p = strchr(sig, '('), *e;
+
+	name[0] = 0;
+	if (!p)
+		return;
+	while (p > sig && isspace((unsigned char)p[-1]))
+		p--;
+	e = p;
+	while (p > sig && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+		p--;
+	if (e > p && (size_t)(e - p) < len) {
+		memcpy(name, p, e - p);
+		name[e - p] = 0;
+	}
+}
+
+/* A column-0 line that begins a function signature (not a declaration). */
+static bool sig_start(const char *l)
+{
+	const char *paren = strchr(l, '('), *eq = strchr(l, '=');
+	size_t n = strlen(l);
+
+	if (!isalpha((unsigned char)l[0]) && l[0] != '_')
+		return false;
+	return paren && (!eq || eq > paren) && l[n - 1] != ';';
+}
+
+void enclosing_function(char **lines, int nlines, int ln, char *name,
+			size_t len)
+{
+	struct strbuf sig = { 0 };
+	int i, open = -1, s;
+
+	name[0] = 0;
+	for (i = ln - 1; i >= 0 && i < nlines; i--) {
+		if (lines[i][0] == '}' && i != ln - 1)
+			return;		/* between functions */
+		if (lines[i][0] == '{') {
+			open = i;
+			break;
+		}
+	}
+	if (open < 1)
+		return;
+	/* The signature: column-0 start, indented continuation lines. */
+	for (s = open - 1; s > 0 && lines[s][0] && isspace((unsigned char)lines[s][0]); s--)
+		;
+	if (!sig_start(lines[s]))
+		return;
+	for (i = s; i < open; i++)
+		sb_printf(&sig, "%s ", lines[i]);
+	sig_name(sig.buf, name, len);
+	sb_free(&sig);
+}
+
+static char **split_lines(char *text, int *n)
+{
+	char **v = NULL, *p = text, *nl;
+
+	*n = 0;
+	while (p && *p) {
+		nl = strchr(p, '\n');
+		if (nl)
+			*nl = 0;
+		v = xrealloc(v, (*n + 1) * sizeof(char *));
+		v[(*n)++] = p;
+		p = nl ? nl + 1 : NULL;
+	}
+	return v;
+}
+
+struct hunk {
+	char file[128];
+	char context[160];	/* text after the second "@@" */
+	char **text;		/* new-side lines (context and '+') */
+	int *changed;		/* per new-side index: a change at/before it */
+	int n;
+	char **removed_sigs;	/* '-' lines that start a definition */
+	int nremoved;
+};
+
+/* Where the hunk's new-side lines start in the source, -1 if not found. */
+static int locate(struct hunk *h, char **src, int nsrc)
+{
+	int i, j;
+
+	for (i = 0; i + h->n <= nsrc; i++) {
+		for (j = 0; j < h->n && !strcmp(src[i + j], h->text[j]); j++)
+			;
+		if (j == h->n)
+			return i;
+	}
+	return -1;
+}
+
+static void hunk_functions(struct cov *c, struct hunk *h, char **src,
+			   int nsrc)
+{
+	int at = src ? locate(h, src, nsrc) : -1, j, k;
+	char name[64], last[64] = "";
+
+	/* The hunk's function context, if it is a definition at all. */
+	if (sig_start(h->context + strspn(h->context, " ")))
+		sig_name(h->context, last, sizeof(last));
+	for (j = 0; j < h->n; j++) {
+		if (j < h->n && sig_start(h->text[j]))
+			sig_name(h->text[j], last, sizeof(last));
+		if (!h->changed[j])
+			continue;
+		if (at >= 0)
+			enclosing_function(src, nsrc, at + j + 1, name,
+					   sizeof(name));
+		else
+			snprintf(name, sizeof(name), "%s", last);
+		cov_add(c, name, h->file, false);
+	}
+	for (k = 0; k < h->nremoved; k++) {
+		bool found = false;
+
+		sig_name(h->removed_sigs[k], name, sizeof(name));
+		for (j = 0; src && j < nsrc && !found; j++)
+			if (sig_start(src[j]) && strstr(src[j], name)) {
+				char other[64];
+
+				sig_name(src[j], other, sizeof(other));
+				found = !strcmp(other, name);
+			}
+		cov_add(c, name, h->file, !found);
+	}
+}
+
+static void hunk_reset(struct hunk *h)
+{
+	free(h->text);
+	free(h->changed);
+	free(h->removed_sigs);
+	h->text = NULL;
+	h->changed = NULL;
+	h->removed_sigs = NULL;
+	h->n = h->nremoved = 0;
+}
+
+static void hunk_line(struct hunk *h, char *l, bool *pending)
+{
+	if (l[0] == '-') {
+		*pending = true;
+		if (sig_start(l + 1) && strchr(l + 1, '(')) {
+			h->removed_sigs = xrealloc(h->removed_sigs,
+				(h->nremoved + 1) * sizeof(char *));
+			h->removed_sigs[h->nremoved++] = l + 1;
+		}
+		return;
+	}
+	h->text = xrealloc(h->text, (h->n + 1) * sizeof(char *));
+	h->changed = xrealloc(h->changed, (h->n + 1) * sizeof(int));
+	h->text[h->n] = l + 1;
+	/* A deletion counts at the line that follows it. */
+	h->changed[h->n++] = l[0] == '+' || *pending;
+	*pending = false;
+}
+
+static char **load_source(const char *src, const char *file, int *n,
+			  char **buf)
+{
+	char *path = xasprintf("%s/%s", src, file);
+
+	*buf = src ? read_file(path, NULL) : NULL;
+	free(path);
+	*n = 0;
+	return *buf ? split_lines(*buf, n) : NULL;
+}
+
+static void flush(struct cov *c, struct hunk *h, const char *src,
+		  bool pending)
+{
+	char *buf, **lines;
+	int n;
+
+	if (pending) {	/* deletion at the hunk's end */
+		h->text = xrealloc(h->text, (h->n + 1) * sizeof(char *));
+		h->changed = xrealloc(h->changed, (h->n + 1) * sizeof(int));
+		h->text[h->n] = "";
+		h->changed[h->n++] = 1;
+	}
+	if (h->n || h->nremoved) {
+		lines = load_source(src, h->file, &n, &buf);
+		if (pending && lines)
+			h->n--;	/* the sentinel cannot be located */
+		hunk_functions(c, h, lines, n);
+		free(lines);
+		free(buf);
+	}
+	hunk_reset(h);
+}
+
+void cov_from_patch(struct cov *c, const char *patch_text, const char *src)
+{
+	char *text = xstrdup(patch_text), **lines;
+	struct hunk h = { 0 };
+	bool in_hunk = false, pending = false, cfile = false;
+	int n, i;
+
+	lines = split_lines(text, &n);
+	for (i = 0; i < n; i++) {
+		char *l = lines[i];
+
+		if (!strncmp(l, "diff ", 5) || !strncmp(l, "--- ", 4) ||
+		    !strncmp(l, "@@ ", 3) || !strncmp(l, "+++ ", 4)) {
+			if (in_hunk)
+				flush(c, &h, src, pending);
+			in_hunk = pending = false;
+		}
+		if (!strncmp(l, "+++ b/", 6)) {
+			snprintf(h.file, sizeof(h.file), "%s", l + 6);
+			cfile = strlen(h.file) > 2 &&
+				(!strcmp(h.file + strlen(h.file) - 2, ".c") ||
+				 !strcmp(h.file + strlen(h.file) - 2, ".h"));
+		} else if (!strncmp(l, "@@ ", 3) && cfile) {
+			char *ctx = strstr(l + 3, "@@");
+
+			snprintf(h.context, sizeof(h.context), "%s",
+				 ctx ? ctx + 2 : "");
+			in_hunk = true;
+		} else if (in_hunk && (l[0] == ' ' || l[0] == '+' ||
+				       l[0] == '-' || !l[0])) {
+			if (!l[0])
+				l = " ";	/* an empty context line */
+			hunk_line(&h, l, &pending);
+		} else if (in_hunk) {
+			flush(c, &h, src, pending);
+			in_hunk = pending = false;
+		}
+	}
+	if (in_hunk)
+		flush(c, &h, src, pending);
+	free(lines);
+	free(text);
+}
+
+int cov_from_list(struct cov *c, const char *path, char *err, size_t len)
+{
+	char *text = read_file(path, NULL), **lines;
+	int n, i;
+
+	if (!text) {
+		snprintf(err, len, "%s: cannot read", path);
+		return -1;
+	}
+	lines = split_lines(text, &n);
+	for (i = 0; i < n; i++) {
+		char name[64] = "", file[128] = "", state[16] = "";
+
+		if (lines[i][0] == '#' || !lines[i][0])
+			continue;
+		if (sscanf(lines[i], "%63s %127s %15s", name, file, state) < 1) {
+			snprintf(err, len, "%s:%d: want 'function file [removed]'",
+				 path, i + 1);
+			free(lines);
+			free(text);
+			return -1;
+		}
+		cov_add(c, name, file, !strcmp(state, "removed") ||
+				       !strcmp(state, "absent"));
+		if (!strcmp(state, "absent"))
+			cov_find(c, name)->absent = true;
+	}
+	free(lines);
+	free(text);
+	return 0;
+}

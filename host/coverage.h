@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef HOST_COVERAGE_H
+#define HOST_COVERAGE_H
+
+#include "util.h"
+
+/* A function a series changed, and what the guests saw of it. */
+struct cov_fn {
+	char name[64];
+	char file[128];
+	bool removed;		/* the series deleted it: nothing to trace */
+	bool absent;		/* a listed name this tree does not have */
+	bool untraceable;	/* the kernel refused it (inline, notrace) */
+	long long hits;		/* summed over topologies */
+	char where[256];	/* topologies that reached it */
+};
+
+struct cov {
+	int n;
+	struct cov_fn *fn;
+};
+
+/*
+ * The functions whose bodies contain lines the patch text changes.  Each
+ * hunk is found in the patched source tree (src) and every changed line
+ * is mapped to its enclosing function there; a hunk no longer found there
+ * (a later patch rewrote it) falls back to the hunk's own text and its
+ * function context.  A function whose definition only appears on '-'
+ * lines and not in src is marked removed.
+ */
+void cov_from_patch(struct cov *c, const char *patch_text, const char *src);
+/* Read "name [file]" lines (a committed list; '#' comments). */
+int cov_from_list(struct cov *c, const char *path, char *err, size_t len);
+struct cov_fn *cov_find(struct cov *c, const char *name);
+void cov_free(struct cov *c);
+
+/* The enclosing function of 1-based line ln in a C source, "" if none. */
+void enclosing_function(char **lines, int nlines, int ln, char *name,
+			size_t len);
+
+#endif
