@@ -3,14 +3,15 @@
 B := build
 CC := gcc
 CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter
-HOST_LIBS := -linih -lcrypto
+HOST_LIBS := -linih -lcrypto -ljson-c -lxml2
+HOST_CFLAGS := -I/usr/include/json-c -I/usr/include/libxml2
 
-HOST_OBJS := $(addprefix $(B)/obj/host/,util.o topo.o ktap.o kbuild.o cpio.o qemu.o run.o expect.o coverage.o) \
+HOST_OBJS := $(addprefix $(B)/obj/host/,util.o topo.o ktap.o kbuild.o cpio.o qemu.o run.o expect.o coverage.o report.o) \
 	     $(B)/obj/stacks/spec.o
 GUEST_LIB := guest-tests/guest.c guest-tests/hog.c stacks/spec.c
 GUEST_HDRS := $(wildcard guest-tests/*.h stacks/*.h)
 STACKS := $(filter-out stacks/spec.c,$(wildcard stacks/*.c))
-TESTS := data-integrity swapfile-integrity swapdev-integrity
+TESTS := data-integrity swapfile-integrity swapdev-integrity selftest-hang
 GUEST_BINS := $(B)/guest/bin/init $(addprefix $(B)/guest/bin/,$(TESTS))
 # Host tools copied into the guest, with their libraries.
 GUEST_TOOLS := mdadm dmsetup lvm mkfs.ext4 e2fsck debugfs mkswap
@@ -20,7 +21,7 @@ all: $(B)/bin/runner $(B)/bin/unit-tests $(INITRAMFS)
 
 $(B)/obj/%.o: %.c $(wildcard host/*.h) stacks/spec.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(HOST_CFLAGS) -c -o $@ $<
 
 $(B)/bin/runner: $(HOST_OBJS) $(B)/obj/host/main.o
 	@mkdir -p $(dir $@)
@@ -53,7 +54,13 @@ prove: all
 	./runner --topology $(PROVE_TOPOLOGIES) --series $(PROVE_SERIES) \
 		--expect patches/prove.expect
 
+# The history matrix: the seed series ported to 6.1, before, after, fixed.
+HISTORY_SERIES := patches/bio-alloc-pre,patches/bio-alloc-cleanups,patches/bio-alloc-cleanups-fixed
+history: all
+	./runner --topology $(PROVE_TOPOLOGIES) --series $(HISTORY_SERIES) \
+		--expect patches/history.expect
+
 clean:
 	rm -rf $(B)/obj $(B)/bin $(B)/guest
 
-.PHONY: all check prove clean
+.PHONY: all check prove history clean

@@ -361,6 +361,9 @@ int main(void)
 			result(++n, 0, p.tests[i], t0);
 			continue;
 		}
+		/* The harness's own self-test: PID 1 exiting panics the kernel. */
+		if (!strcmp(p.tests[i], "selftest-kill-init"))
+			exit(3);
 		result(++n, !run_test(p.tests[i]), p.tests[i], t0);
 	}
 	t0 = mono_s();

@@ -28,6 +28,8 @@ step() {
 
 step unit build/bin/unit-tests
 step raid10 ./runner --topology raid10
+step faults host/test/faults.sh
+step prove make -s prove
 echo "=== check: total"
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" = 0 ]

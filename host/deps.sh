@@ -3,7 +3,9 @@
 # what is missing with apt-get; otherwise print the exact command and fail.
 set -eu
 here=$(dirname "$0")
-pkgs=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$here/packages")
+# STACKTEST_PACKAGES: another list (the harness's own tests use it).
+list=${STACKTEST_PACKAGES:-$here/packages}
+pkgs=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$list")
 missing=
 for p in $pkgs; do
 	st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
@@ -21,4 +23,7 @@ fi
 echo "runner: installing missing packages:$missing"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q >/dev/null || true
-apt-get install -y -q --no-install-recommends $missing
+if ! apt-get install -y -q --no-install-recommends $missing; then
+	echo "runner: could not install:$missing (see apt-get's message above)" >&2
+	exit 1
+fi

@@ -95,8 +95,8 @@ static void trim(char *s)
 		*--e = 0;
 }
 
-int series_read(const char *dir, char ***names, int *n, struct strbuf *keydata,
-		char *err, size_t errlen)
+int series_read(const char *dir, int limit, char ***names, int *n,
+		struct strbuf *keydata, char *err, size_t errlen)
 {
 	char *path = xasprintf("%s/series", dir);
 	char *text = read_file(path, NULL), *line, *save, *content, *pp;
@@ -116,6 +116,8 @@ int series_read(const char *dir, char ***names, int *n, struct strbuf *keydata,
 		trim(line);
 		if (!*line || *line == '#')
 			continue;
+		if (limit >= 0 && *n == limit)
+			break;
 		/* Quilt style: a path relative to the series' folder. */
 		if (strpbrk(line, " \t") || line[0] == '/') {
 			snprintf(err, errlen, "%s:%d: want one relative patch path, got '%s'",
@@ -393,7 +395,7 @@ static void build_key(const struct kbuild_opts *o, struct kernel *k,
 
 	k->source_version = source_version(o->tarball);
 	sb_printf(&kd, "source %s\n", k->source_version);
-	if (series_read(o->series, names, n, &kd, err, sizeof(err)))
+	if (series_read(o->series, o->prefix, names, n, &kd, err, sizeof(err)))
 		die("%s", err);
 	frag = read_file(o->fragment, NULL);
 	if (!frag)

@@ -8,6 +8,7 @@
 struct kbuild_opts {
 	const char *build;	/* the build folder (absolute) */
 	const char *series;	/* a patches/NAME folder with a series file */
+	int prefix;		/* only its first N patches; -1: all */
 	const char *fragment;	/* the config fragment */
 	const char *tarball;	/* Debian's linux-source tarball */
 	int jobs;
@@ -38,10 +39,11 @@ int kconfig_check(const char *frag_name, const char *frag, const char *config,
  * Read DIR/series (quilt style: one patch path per line, relative to DIR,
  * so a series may reuse another's patches as ../other/NAME.patch; '#'
  * comments).  Returns the patch names and, in keydata, every name and
- * patch content for the build key.  -1 with err on a bad series.
+ * patch content for the build key; limit >= 0 reads only that many
+ * patches (a prefix of the series).  -1 with err on a bad series.
  */
-int series_read(const char *dir, char ***names, int *n, struct strbuf *keydata,
-		char *err, size_t errlen);
+int series_read(const char *dir, int limit, char ***names, int *n,
+		struct strbuf *keydata, char *err, size_t errlen);
 
 /* From patch(1) output, the files whose hunks failed, one per line. */
 void patch_failed_files(const char *output, struct strbuf *files);

@@ -18,6 +18,7 @@
 #include "coverage.h"
 #include "expect.h"
 #include "kbuild.h"
+#include "report.h"
 #include "qemu.h"
 #include "run.h"
 #include "topo.h"
@@ -27,9 +28,12 @@
 
 struct options {
 	char *root, *build, *series, *topologies, *accel, *expect;
+	char *json, *junit, *fragment;
 	unsigned long long seed;
 	int timeout, jobs;
 	bool all, list, keep, verbose, require_coverage, changed_functions;
+	bool bisect;
+	char *baseline;
 };
 
 static void usage(FILE *f)
@@ -38,7 +42,8 @@ static void usage(FILE *f)
 	      "              [--series DIR[,DIR...]] [--expect FILE]\n"
 	      "              [--seed N] [--timeout SECONDS]\n"
 	      "              [--accel auto|tcg|kvm] [--keep] [--verbose]\n"
-	      "              [--require-coverage]\n"
+	      "              [--require-coverage] [--json FILE] [--junit FILE]\n"
+	      "              [--baseline [DIR]] [--bisect] [--config-fragment FILE]\n"
 	      "\n"
 	      "Builds linux-source-6.1 with the patch series in DIR (default\n"
 	      "patches/base), boots each topology in QEMU and runs its tests.\n"
@@ -54,6 +59,12 @@ static void usage(FILE *f)
 	      "  --require-coverage  fail if a traceable function the series\n"
 	      "              changed was never executed\n"
 	      "  --verbose   echo the guest's KTAP lines as they arrive\n"
+	      "  --baseline  run DIR (default patches/base) too and report only\n"
+	      "              what the series changed: new, fixed, unchanged failures\n"
+	      "  --config-fragment  instead of guest-tests/kernel.config\n"
+	      "  --bisect    find the first patch of --series at which a test fails\n"
+	      "  --json, --junit  also write the report there (the results\n"
+	      "              folder always gets report.json and junit.xml)\n"
 	      "\n"
 	      "runner --changed-functions PATCH... prints the functions the\n"
 	      "patches change, mapped in the extracted linux-source-6.1 tree.\n", f);
@@ -81,6 +92,11 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "keep", no_argument, NULL, 'k' },
 		{ "expect", required_argument, NULL, 'E' },
 		{ "require-coverage", no_argument, NULL, 'C' },
+		{ "json", required_argument, NULL, 'J' },
+		{ "baseline", no_argument, NULL, 'B' },
+		{ "config-fragment", required_argument, NULL, 'G' },
+		{ "bisect", no_argument, NULL, 'X' },
+		{ "junit", required_argument, NULL, 'U' },
 		{ "changed-functions", no_argument, NULL, 'F' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -89,7 +105,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 	char *end;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "t:als:S:T:A:kvhE:CF", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:als:S:T:A:kvhE:CFJ:U:BXG:", lo, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			o->topologies = optarg;
@@ -119,6 +135,21 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case 'k':
 			o->keep = true;
 			break;
+		case 'G':
+			o->fragment = optarg;
+			break;
+		case 'B':
+			o->baseline = "";
+			break;
+		case 'X':
+			o->bisect = true;
+			break;
+		case 'J':
+			o->json = optarg;
+			break;
+		case 'U':
+			o->junit = optarg;
+			break;
 		case 'F':
 			o->changed_functions = true;
 			break;
@@ -141,8 +172,15 @@ static void parse_args(int argc, char **argv, struct options *o)
 	}
 	if (o->changed_functions)
 		return;
+	/* "--baseline DIR": getopt has moved DIR to the end. */
+	if (o->baseline && optind == argc - 1)
+		o->baseline = abs_path(argv[optind++]);
+	else if (o->baseline)
+		o->baseline = xasprintf("%s/patches/base", o->root);
 	if (optind < argc)
 		die("unexpected argument '%s' (see --help)", argv[optind]);
+	if (o->bisect && (!o->series || strchr(o->series, ',')))
+		die("--bisect wants one --series");
 	if (strcmp(o->accel, "auto") && strcmp(o->accel, "tcg") &&
 	    strcmp(o->accel, "kvm"))
 		die("--accel %s: want auto, tcg or kvm", o->accel);
@@ -312,26 +350,24 @@ static char **series_list(const struct options *o, int *n)
 }
 
 /* The matrix: one row per topology, one column per series. */
-static void report_matrix(char **series, int ns, struct topo_result **res,
-			  int nt, const struct expect *e, int *met,
-			  int *unmet)
+static void report_matrix(struct series_report *sr, int ns, int nt,
+			  const struct expect *e, int *met, int *unmet)
 {
-	char why[160];
+	char why[160], cell[64];
 	int s, t;
 
 	printf("\n%-18s", "topology");
 	for (s = 0; s < ns; s++)
-		printf(" | %-26s", base_name(series[s]));
+		printf(" | %-26s", sr[s].name);
 	printf("\n");
 	for (t = 0; t < nt; t++) {
-		printf("%-18s", res[0][t].name);
+		printf("%-18s", sr[0].res[t].name);
 		for (s = 0; s < ns; s++) {
 			const struct expect_rule *r = e->n ?
-				expect_find(e, base_name(series[s]), res[s][t].name) : NULL;
-			bool ok = r && expect_met(r, &res[s][t], why, sizeof(why));
-			char cell[64];
+				expect_find(e, sr[s].name, sr[s].res[t].name) : NULL;
+			bool ok = r && expect_met(r, &sr[s].res[t], why, sizeof(why));
 
-			snprintf(cell, sizeof(cell), "%s%s", res[s][t].verdict,
+			snprintf(cell, sizeof(cell), "%s%s", sr[s].res[t].verdict,
 				 !e->n ? "" : !r ? " (no rule)" : ok ? " (expected)" : " (UNEXPECTED)");
 			printf(" | %-26s", cell);
 			if (!e->n)
@@ -345,8 +381,8 @@ static void report_matrix(char **series, int ns, struct topo_result **res,
 	}
 }
 
-static void report_unmet(char **series, int ns, struct topo_result **res,
-			 int nt, const struct expect *e)
+static void report_unmet(struct series_report *sr, int ns, int nt,
+			 const struct expect *e)
 {
 	char why[160];
 	int s, t;
@@ -354,15 +390,14 @@ static void report_unmet(char **series, int ns, struct topo_result **res,
 	for (s = 0; s < ns; s++)
 		for (t = 0; t < nt; t++) {
 			const struct expect_rule *r =
-				expect_find(e, base_name(series[s]), res[s][t].name);
+				expect_find(e, sr[s].name, sr[s].res[t].name);
 
 			if (!r)
 				printf("UNEXPECTED: %s on %s: %s has no rule for it\n",
-				       res[s][t].name, base_name(series[s]),
-				       e->path);
-			else if (!expect_met(r, &res[s][t], why, sizeof(why)))
+				       sr[s].res[t].name, sr[s].name, e->path);
+			else if (!expect_met(r, &sr[s].res[t], why, sizeof(why)))
 				printf("UNEXPECTED: %s on %s: %s\n",
-				       res[s][t].name, base_name(series[s]), why);
+				       sr[s].res[t].name, sr[s].name, why);
 		}
 }
 
@@ -371,8 +406,9 @@ static void report_unmet(char **series, int ns, struct topo_result **res,
  * patched tree, or, where the folder has one, its committed coverage.list
  * (patches/base: nothing changed, so the seed series' functions).
  */
-static void series_coverage(const char *series, const struct kernel *k,
-			    struct cov *c, struct run_opts *ro)
+static void series_coverage(const char *series, int prefix,
+			    const struct kernel *k, struct cov *c,
+			    struct run_opts *ro)
 {
 	char *list = xasprintf("%s/coverage.list", series), err[512], **names;
 	char *src = xasprintf("%s/src", k->dir);
@@ -380,11 +416,11 @@ static void series_coverage(const char *series, const struct kernel *k,
 	int n, i;
 
 	memset(c, 0, sizeof(*c));
-	if (path_exists(list)) {
+	if (path_exists(list) && prefix < 0) {
 		if (cov_from_list(c, list, err, sizeof(err)))
 			die("%s", err);
 	} else {
-		if (series_read(series, &names, &n, &kd, err, sizeof(err)))
+		if (series_read(series, prefix, &names, &n, &kd, err, sizeof(err)))
 			die("%s", err);
 		for (i = 0; i < n; i++) {
 			char *pp = xasprintf("%s/%s", series, names[i]);
@@ -486,91 +522,284 @@ static int print_changed(const struct options *o, int n, char **patches)
 	return 0;
 }
 
+static void write_reports(const struct options *o, struct run_report *rr,
+			  const char *results)
+{
+	char *j = xasprintf("%s/report.json", results);
+	char *x = xasprintf("%s/junit.xml", results);
+
+	if (mkdir_p(results) || report_json(rr, j) || report_junit(rr, x))
+		warnx_("cannot write the reports in %s", results);
+	if (o->json && report_json(rr, o->json))
+		die("cannot write %s: %s", o->json, strerror(errno));
+	if (o->junit && report_junit(rr, o->junit))
+		die("cannot write %s: %s", o->junit, strerror(errno));
+	free(j);
+	free(x);
+}
+
+struct ctx {
+	struct options o;
+	struct kbuild_opts ko;
+	struct run_opts ro;
+	struct topology *topo;
+	int n;
+	char *results;
+};
+
+/*
+ * Build the kernel for a series (or its first prefix patches), then run
+ * every topology on it.  Returns false when interrupted.
+ */
+static bool run_series(struct ctx *c, const char *path, int prefix,
+		       const char *label, struct series_report *sr)
+{
+	struct kernel k;
+	int i;
+
+	c->ko.series = path;
+	c->ko.prefix = prefix;
+	kbuild(&c->ko, &k);
+	printf("runner: series %s, kernel %s (%s%s), seed %llu\n", label,
+	       k.key, k.cached ? "cached" : "built in ",
+	       k.cached ? "" : xasprintf("%.0fs", k.seconds), c->o.seed);
+	memset(sr, 0, sizeof(*sr));
+	sr->name = xstrdup(label);
+	sr->path = xstrdup(path);
+	sr->kernel_key = xstrdup(k.key);
+	sr->cov = xcalloc(1, sizeof(*sr->cov));
+	sr->res = xcalloc(c->n, sizeof(*sr->res));
+	series_coverage(path, prefix, &k, sr->cov, &c->ro);
+	if (!c->ro.accel)
+		c->ro.accel = strcmp(c->o.accel, "auto") ? c->o.accel :
+			      probe_accel(&k, &c->ro);
+	for (i = 0; i < c->n && !stop_requested; i++) {
+		c->ro.results = xasprintf("%s/%s/%s", c->results, label,
+					  c->topo[i].name);
+		run_topology(&c->topo[i], &k, &c->ro, &sr->res[i]);
+		copy_config(&k, c->ro.results);
+		add_hits(sr->cov, &sr->res[i]);
+		sr->ntopo = i + 1;
+	}
+	return !stop_requested;
+}
+
+static struct test_result *find_test(struct topo_result *r, const char *name)
+{
+	int i;
+
+	for (i = 0; i < r->ntests; i++)
+		if (!strcmp(r->tests[i].name, name))
+			return &r->tests[i];
+	return NULL;
+}
+
+/* A pre-merge verdict: what the series changed against the baseline. */
+static int report_baseline(struct series_report *base,
+			   struct series_report *ser)
+{
+	int t, j, fresh = 0, fixed = 0, same = 0;
+
+	printf("\nbaseline %s -> series %s:\n", base->name, ser->name);
+	for (t = 0; t < ser->ntopo && t < base->ntopo; t++) {
+		struct topo_result *b = &base->res[t], *r = &ser->res[t];
+
+		for (j = 0; j < r->ntests; j++) {
+			struct test_result *bt = find_test(b, r->tests[j].name);
+			bool was = bt && bt->result == KTAP_FAIL;
+			bool is = r->tests[j].result == KTAP_FAIL;
+
+			if (is && !was) {
+				printf("  NEW FAILURE      %s / %s\n", r->name,
+				       r->tests[j].name);
+				fresh++;
+			} else if (is) {
+				printf("  still failing    %s / %s\n", r->name,
+				       r->tests[j].name);
+				same++;
+			}
+		}
+		for (j = 0; j < b->ntests; j++) {
+			struct test_result *rt = find_test(r, b->tests[j].name);
+
+			if (b->tests[j].result == KTAP_FAIL &&
+			    (!rt || rt->result != KTAP_FAIL)) {
+				printf("  fixed            %s / %s\n", r->name,
+				       b->tests[j].name);
+				fixed++;
+			}
+		}
+	}
+	printf("baseline: %d new failures, %d fixed, %d unchanged failures\n",
+	       fresh, fixed, same);
+	return fresh;
+}
+
+static bool series_failed(struct series_report *sr)
+{
+	int i;
+
+	for (i = 0; i < sr->ntopo; i++)
+		if (sr->res[i].nfailed)
+			return true;
+	return false;
+}
+
+static void print_first_failure(struct series_report *sr)
+{
+	int i, j;
+
+	for (i = 0; i < sr->ntopo; i++)
+		for (j = 0; j < sr->res[i].ntests; j++)
+			if (sr->res[i].tests[j].result == KTAP_FAIL) {
+				print_failure(&sr->res[i], &sr->res[i].tests[j]);
+				return;
+			}
+}
+
+/*
+ * git-bisect over the series' prefixes: prefix 0 (no patch) must pass and
+ * the whole series must fail; then halve until the first failing prefix.
+ */
+static int bisect(struct ctx *c, const char *path)
+{
+	struct series_report *runs;
+	char **names, err[512], *label;
+	struct strbuf kd = { 0 };
+	int n, good = 0, bad, mid, i;
+
+	if (series_read(path, -1, &names, &n, &kd, err, sizeof(err)))
+		die("%s", err);
+	runs = xcalloc(n + 1, sizeof(*runs));
+	bad = n;
+	for (i = 0; i < 2; i++) {
+		int p = i ? n : 0;
+
+		label = xasprintf("%s@%d", base_name(path), p);
+		printf("bisect: prefix %d of %d (%s)\n", p, n,
+		       p ? names[p - 1] : "no patches");
+		if (!run_series(c, path, p, label, &runs[p]))
+			return -1;
+		if (series_failed(&runs[p]) != (p == n)) {
+			printf("bisect: %s %s: nothing to bisect\n", label,
+			       p ? "passes" : "already fails");
+			return -1;
+		}
+	}
+	while (bad - good > 1) {
+		mid = (good + bad) / 2;
+		label = xasprintf("%s@%d", base_name(path), mid);
+		printf("bisect: %d patches left, trying prefix %d (%s)\n",
+		       bad - good - 1, mid, names[mid - 1]);
+		if (!run_series(c, path, mid, label, &runs[mid]))
+			return -1;
+		if (series_failed(&runs[mid]))
+			bad = mid;
+		else
+			good = mid;
+	}
+	printf("\nbisect: first failing patch: %s (%d of %d in %s)\n",
+	       names[bad - 1], bad, n, path);
+	print_first_failure(&runs[bad]);
+	return bad;
+}
+
+static struct ctx *setup(int argc, char **argv)
+{
+	struct ctx *c = xcalloc(1, sizeof(*c));
+
+	c->o = (struct options){ .accel = "auto", .seed = 1 };
+	c->o.root = abs_path(getenv("STACKTEST_ROOT") ? getenv("STACKTEST_ROOT") : ".");
+	parse_args(argc, argv, &c->o);
+	c->o.build = xasprintf("%s/build", c->o.root);
+	c->ko.build = c->o.build;
+	c->ko.fragment = xasprintf("%s/guest-tests/kernel.config", c->o.root);
+	c->ko.tarball = TARBALL;
+	c->ko.jobs = sysconf(_SC_NPROCESSORS_ONLN);
+	c->ro.build = c->o.build;
+	/* STACKTEST_TMP: where disk images go (the fault tests fill it). */
+	c->ro.tmp = getenv("STACKTEST_TMP") ? getenv("STACKTEST_TMP") :
+		    xasprintf("%s/tmp", c->o.build);
+	if (c->o.fragment)
+		c->ko.fragment = abs_path(c->o.fragment);
+	c->ro.initramfs = xasprintf("%s/guest/initramfs.cpio.gz", c->o.build);
+	c->ro.seed = c->o.seed;
+	c->ro.timeout = c->o.timeout;
+	c->ro.keep = c->o.keep;
+	c->ro.verbose = c->o.verbose;
+	return c;
+}
+
 int main(int argc, char **argv)
 {
-	struct options o = { .accel = "auto", .seed = 1 };
-	struct kbuild_opts ko = { 0 };
-	struct run_opts ro = { 0 };
-	struct topo_result **res;
-	struct topology *topo;
+	struct run_report rr = { 0 };
 	struct expect e = { 0 };
-	struct kernel k;
-	char **paths, **series, *results, err[512];
-	int n, ns, s, i, done = 0, passed = 0, failed = 0, met = 0, unmet = 0;
-	int never = 0;
-	struct cov *cov;
+	char **paths, **series, err[512];
+	int ns, s, passed = 0, failed = 0, met = 0, unmet = 0, never = 0;
+	struct ctx *c;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	o.root = abs_path(getenv("STACKTEST_ROOT") ? getenv("STACKTEST_ROOT") : ".");
-	parse_args(argc, argv, &o);
-	if (o.changed_functions)
-		return print_changed(&o, argc - optind, argv + optind);
-	paths = selected(&o, &n);
-	topo = load_all(paths, n);
-	if (o.list) {
-		list(topo, n);
+	c = setup(argc, argv);
+	if (c->o.changed_functions)
+		return print_changed(&c->o, argc - optind, argv + optind);
+	paths = selected(&c->o, &c->n);
+	c->topo = load_all(paths, c->n);
+	if (c->o.list) {
+		list(c->topo, c->n);
 		return 0;
 	}
-	if (o.expect && expect_load(o.expect, &e, err, sizeof(err)))
+	if (c->o.expect && expect_load(c->o.expect, &e, err, sizeof(err)))
 		die("%s", err);
-	series = series_list(&o, &ns);
+	series = series_list(&c->o, &ns);
 	install_stop_handlers();
-	o.build = xasprintf("%s/build", o.root);
-	ko.build = o.build;
-	ko.fragment = xasprintf("%s/guest-tests/kernel.config", o.root);
-	ko.tarball = TARBALL;
-	ko.jobs = sysconf(_SC_NPROCESSORS_ONLN);
-	ro.build = o.build;
-	ro.initramfs = xasprintf("%s/guest/initramfs.cpio.gz", o.build);
-	ro.seed = o.seed;
-	ro.timeout = o.timeout;
-	ro.keep = o.keep;
-	ro.verbose = o.verbose;
-	results = xasprintf("%s/results/%s", o.build, run_id());
-	printf("runner: results in %s\n", results);
-	res = xcalloc(ns, sizeof(*res));
-	cov = xcalloc(ns, sizeof(*cov));
-	for (s = 0; s < ns && !stop_requested; s++) {
-		ko.series = series[s];
-		kbuild(&ko, &k);
-		printf("runner: series %s, kernel %s (%s%s), seed %llu\n",
-		       base_name(series[s]), k.key,
-		       k.cached ? "cached" : "built in ",
-		       k.cached ? "" : xasprintf("%.0fs", k.seconds), o.seed);
-		series_coverage(series[s], &k, &cov[s], &ro);
-		if (!ro.accel)
-			ro.accel = strcmp(o.accel, "auto") ? o.accel :
-				   probe_accel(&k, &ro);
-		res[s] = xcalloc(n, sizeof(**res));
-		for (i = 0; i < n && !stop_requested; i++) {
-			ro.results = ns > 1 ?
-				xasprintf("%s/%s/%s", results, base_name(series[s]), topo[i].name) :
-				xasprintf("%s/%s", results, topo[i].name);
-			run_topology(&topo[i], &k, &ro, &res[s][i]);
-			copy_config(&k, ro.results);
-			add_hits(&cov[s], &res[s][i]);
-		}
-		done = s + 1;
-		if (i < n)
-			done = s;	/* an interrupted series is not reported */
+	atexit(child_kill_all);
+	rr.id = run_id();
+	c->results = xasprintf("%s/results/%s", c->o.build, rr.id);
+	printf("runner: results in %s\n", c->results);
+	if (c->o.bisect) {
+		int first = bisect(c, series[0]);
+
+		printf("%d passed, %d failed\n", first > 0, first <= 0);
+		return first > 0 ? 0 : 1;
+	}
+	if (c->o.baseline) {
+		series = xrealloc(series, (ns + 1) * sizeof(char *));
+		memmove(series + 1, series, ns * sizeof(char *));
+		series[0] = c->o.baseline;
+		ns++;
+	}
+	rr.series = xcalloc(ns, sizeof(*rr.series));
+	for (s = 0; s < ns; s++) {
+		rr.nseries = s + 1;
+		if (!run_series(c, series[s], -1, base_name(series[s]),
+				&rr.series[s]))
+			break;
 	}
 	printf("\n");
-	for (s = 0; s < done; s++)
-		report_failures(res[s], n);
-	for (s = 0; s < done; s++)
-		report_verdicts(base_name(series[s]), res[s], n, &passed, &failed);
-	for (s = 0; s < done; s++)
-		never += report_coverage(base_name(series[s]), &cov[s]);
-	if (done && (ns > 1 || e.n))
-		report_matrix(series, done, res, n, &e, &met, &unmet);
-	if (e.n) {
-		report_unmet(series, done, res, n, &e);
+	for (s = 0; s < rr.nseries; s++)
+		report_failures(rr.series[s].res, rr.series[s].ntopo);
+	for (s = 0; s < rr.nseries; s++)
+		report_verdicts(rr.series[s].name, rr.series[s].res,
+				rr.series[s].ntopo, &passed, &failed);
+	for (s = 0; s < rr.nseries; s++)
+		never += report_coverage(rr.series[s].name, rr.series[s].cov);
+	if (!stop_requested && (ns > 1 || e.n))
+		report_matrix(rr.series, ns, c->n, &e, &met, &unmet);
+	if (e.n && !stop_requested) {
+		report_unmet(rr.series, ns, c->n, &e);
 		printf("runner: %d of %d expected verdicts held (%s)\n", met,
 		       met + unmet, e.path);
 		passed = met;
 		failed = unmet;
 	}
-	if (o.require_coverage && never) {
+	if (c->o.baseline && !stop_requested) {
+		/* The verdict follows new failures only. */
+		failed = 0;
+		for (s = 1; s < ns; s++)
+			failed += report_baseline(&rr.series[0], &rr.series[s]);
+		passed = failed ? 0 : 1;
+	}
+	if (c->o.require_coverage && never) {
 		printf("runner: --require-coverage: %d changed functions never executed\n",
 		       never);
 		failed++;
@@ -579,6 +808,12 @@ int main(int argc, char **argv)
 		printf("runner: interrupted: this report is incomplete\n");
 		failed++;
 	}
+	rr.seed = c->o.seed;
+	rr.accel = c->ro.accel;
+	rr.complete = !stop_requested;
+	rr.passed = passed;
+	rr.failed = failed;
+	write_reports(&c->o, &rr, c->results);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

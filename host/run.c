@@ -313,7 +313,7 @@ void run_topology(const struct topology *t, const struct kernel *k,
 	memset(r, 0, sizeof(*r));
 	r->name = xstrdup(t->name);
 	r->dir = xstrdup(o->results);
-	dir = xasprintf("%s/tmp/%s.%d", o->build, t->name, getpid());
+	dir = xasprintf("%s/%s.%d", o->tmp, t->name, getpid());
 	rm_rf(dir);
 	if (mkdir_p(dir) || mkdir_p(o->results))
 		die("cannot create %s or %s: %s", dir, o->results,
@@ -365,7 +365,7 @@ const char *probe_accel(const struct kernel *k, const struct run_opts *o)
 	char *boot = read_file("/proc/sys/kernel/random/boot_id", NULL);
 	char *want = xasprintf("%s %s", boot ? boot : "?", k->key);
 	char *have = read_file(cache, NULL);
-	char *dir = xasprintf("%s/tmp/kvm-probe.%d", o->build, getpid());
+	char *dir = xasprintf("%s/kvm-probe.%d", o->tmp, getpid());
 	const char *accel = "tcg";
 	struct guest_result gr;
 	struct ktap kt;

@@ -9,6 +9,7 @@
 
 struct run_opts {
 	const char *build;	/* build folder */
+	const char *tmp;	/* disk images and initrds, removed after use */
 	const char *initramfs;	/* the cached base archive */
 	const char *results;	/* this run's results folder */
 	const char *accel;

@@ -53,6 +53,9 @@ const char *const spec_tests[] = {
 	"data-integrity",
 	"swapfile-integrity",
 	"swapdev-integrity",
+	/* Self-tests of the harness (host/test/faults.sh), not of kernels. */
+	"selftest-hang",
+	"selftest-kill-init",
 	NULL,
 };
 

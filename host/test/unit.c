@@ -184,9 +184,9 @@ static void test_series(void)
 	char err[512] = "", **names;
 	int n;
 
-	CHECK(series_read("patches/base", &names, &n, &kd, err, sizeof(err)) == 0 &&
+	CHECK(series_read("patches/base", -1, &names, &n, &kd, err, sizeof(err)) == 0 &&
 	      n == 0, "series: base is empty");
-	CHECK(series_read("host/test/series-missing", &names, &n, &kd, err,
+	CHECK(series_read("host/test/series-missing", -1, &names, &n, &kd, err,
 			  sizeof(err)) == -1 &&
 	      strstr(err, "series-missing/series:3: patch") &&
 	      strstr(err, "0002-nope.patch"),

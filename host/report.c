@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Machine-readable reports: JSON built with json-c, JUnit XML written with
+ * libxml2's xmlTextWriter.  Each goes to a temporary file renamed into
+ * place, so a reader never sees half a report.
+ */
+#include <errno.h>
+#include <json.h>
+#include <libxml/xmlwriter.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report.h"
+
+static const char *result_name(enum ktap_result r)
+{
+	return r == KTAP_PASS ? "pass" : r == KTAP_SKIP ? "skip" : "fail";
+}
+
+static json_object *test_json(const struct test_result *t)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "name", json_object_new_string(t->name));
+	json_object_object_add(o, "result",
+			       json_object_new_string(result_name(t->result)));
+	json_object_object_add(o, "duration_s",
+			       json_object_new_double(t->duration));
+	json_object_object_add(o, "detail", json_object_new_string(t->detail));
+	return o;
+}
+
+static json_object *topo_json(const struct topo_result *r)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_array();
+	int i;
+
+	json_object_object_add(o, "topology", json_object_new_string(r->name));
+	json_object_object_add(o, "verdict", json_object_new_string(r->verdict));
+	json_object_object_add(o, "passed", json_object_new_int(r->npassed));
+	json_object_object_add(o, "failed", json_object_new_int(r->nfailed));
+	json_object_object_add(o, "wall_s", json_object_new_double(r->wall));
+	json_object_object_add(o, "uptime_at_init_s",
+			       json_object_new_double(r->uptime));
+	json_object_object_add(o, "results_dir", json_object_new_string(r->dir));
+	for (i = 0; i < r->ntests; i++)
+		json_object_array_add(a, test_json(&r->tests[i]));
+	json_object_object_add(o, "tests", a);
+	return o;
+}
+
+static const char *fn_state(const struct cov_fn *f)
+{
+	if (f->absent)
+		return "absent";
+	if (f->removed)
+		return "removed";
+	if (f->untraceable)
+		return "not-traceable";
+	return f->hits ? "executed" : "never-executed";
+}
+
+static json_object *cov_json(const struct cov *c)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_array();
+	int i, run = 0, traceable = 0;
+
+	for (i = 0; i < c->n; i++) {
+		const struct cov_fn *f = &c->fn[i];
+		json_object *fo = json_object_new_object();
+
+		json_object_object_add(fo, "function", json_object_new_string(f->name));
+		json_object_object_add(fo, "file", json_object_new_string(f->file));
+		json_object_object_add(fo, "state", json_object_new_string(fn_state(f)));
+		json_object_object_add(fo, "calls", json_object_new_int64(f->hits));
+		json_object_object_add(fo, "topologies", json_object_new_string(f->where));
+		json_object_array_add(a, fo);
+		if (!f->removed && !f->untraceable) {
+			traceable++;
+			run += f->hits > 0;
+		}
+	}
+	json_object_object_add(o, "executed", json_object_new_int(run));
+	json_object_object_add(o, "traceable", json_object_new_int(traceable));
+	json_object_object_add(o, "functions", a);
+	return o;
+}
+
+static json_object *series_json(const struct series_report *s)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_array();
+	int i;
+
+	json_object_object_add(o, "series", json_object_new_string(s->name));
+	json_object_object_add(o, "path", json_object_new_string(s->path));
+	json_object_object_add(o, "kernel_build_key",
+			       json_object_new_string(s->kernel_key));
+	json_object_object_add(o, "coverage", cov_json(s->cov));
+	for (i = 0; i < s->ntopo; i++)
+		json_object_array_add(a, topo_json(&s->res[i]));
+	json_object_object_add(o, "topologies", a);
+	return o;
+}
+
+int report_json(const struct run_report *r, const char *path)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_array();
+	const char *text;
+	int i, rc;
+
+	json_object_object_add(o, "run", json_object_new_string(r->id));
+	json_object_object_add(o, "seed", json_object_new_uint64(r->seed));
+	json_object_object_add(o, "accel",
+			       json_object_new_string(r->accel ? r->accel : ""));
+	json_object_object_add(o, "complete", json_object_new_boolean(r->complete));
+	json_object_object_add(o, "passed", json_object_new_int(r->passed));
+	json_object_object_add(o, "failed", json_object_new_int(r->failed));
+	for (i = 0; i < r->nseries; i++)
+		json_object_array_add(a, series_json(&r->series[i]));
+	json_object_object_add(o, "series", a);
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+					      JSON_C_TO_STRING_NOSLASHESCAPE);
+	rc = write_file_atomic(path, text, strlen(text));
+	json_object_put(o);
+	return rc;
+}
+
+static void junit_case(xmlTextWriterPtr w, const char *cls,
+		       const struct test_result *t)
+{
+	char time[32];
+
+	snprintf(time, sizeof(time), "%.3f", t->duration > 0 ? t->duration : 0);
+	xmlTextWriterStartElement(w, BAD_CAST "testcase");
+	xmlTextWriterWriteAttribute(w, BAD_CAST "classname", BAD_CAST cls);
+	xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST t->name);
+	xmlTextWriterWriteAttribute(w, BAD_CAST "time", BAD_CAST time);
+	if (t->result == KTAP_FAIL) {
+		xmlTextWriterStartElement(w, BAD_CAST "failure");
+		xmlTextWriterWriteAttribute(w, BAD_CAST "message",
+					    BAD_CAST "guest test failed");
+		xmlTextWriterWriteString(w, BAD_CAST t->detail);
+		xmlTextWriterEndElement(w);
+	} else if (t->result == KTAP_SKIP) {
+		xmlTextWriterStartElement(w, BAD_CAST "skipped");
+		xmlTextWriterEndElement(w);
+	}
+	xmlTextWriterEndElement(w);
+}
+
+static void junit_suite(xmlTextWriterPtr w, const char *series,
+			const struct topo_result *r)
+{
+	char *cls = xasprintf("%s.%s", series, r->name), num[32];
+	int i;
+
+	xmlTextWriterStartElement(w, BAD_CAST "testsuite");
+	xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST cls);
+	snprintf(num, sizeof(num), "%d", r->ntests);
+	xmlTextWriterWriteAttribute(w, BAD_CAST "tests", BAD_CAST num);
+	snprintf(num, sizeof(num), "%d", r->nfailed);
+	xmlTextWriterWriteAttribute(w, BAD_CAST "failures", BAD_CAST num);
+	snprintf(num, sizeof(num), "%d", r->nskipped);
+	xmlTextWriterWriteAttribute(w, BAD_CAST "skipped", BAD_CAST num);
+	snprintf(num, sizeof(num), "%.3f", r->wall);
+	xmlTextWriterWriteAttribute(w, BAD_CAST "time", BAD_CAST num);
+	for (i = 0; i < r->ntests; i++)
+		junit_case(w, cls, &r->tests[i]);
+	xmlTextWriterEndElement(w);
+	free(cls);
+}
+
+int report_junit(const struct run_report *r, const char *path)
+{
+	char *tmp = xasprintf("%s.tmp.%d", path, getpid());
+	xmlTextWriterPtr w = xmlNewTextWriterFilename(tmp, 0);
+	int i, j, rc;
+
+	if (!w) {
+		free(tmp);
+		errno = EIO;
+		return -1;
+	}
+	xmlTextWriterSetIndent(w, 1);
+	xmlTextWriterStartDocument(w, NULL, "UTF-8", NULL);
+	xmlTextWriterStartElement(w, BAD_CAST "testsuites");
+	xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST "stacktest");
+	for (i = 0; i < r->nseries; i++)
+		for (j = 0; j < r->series[i].ntopo; j++)
+			junit_suite(w, r->series[i].name, &r->series[i].res[j]);
+	xmlTextWriterEndElement(w);
+	rc = xmlTextWriterEndDocument(w) < 0 ? -1 : 0;
+	xmlFreeTextWriter(w);
+	if (!rc)
+		rc = rename(tmp, path);
+	if (rc)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef HOST_REPORT_H
+#define HOST_REPORT_H
+
+#include "coverage.h"
+#include "kbuild.h"
+#include "run.h"
+
+/* Everything one runner invocation found, for the machine-readable reports. */
+struct series_report {
+	char *name, *path, *kernel_key;
+	struct cov *cov;
+	int ntopo;
+	struct topo_result *res;
+};
+
+struct run_report {
+	char *id;
+	unsigned long long seed;
+	const char *accel;
+	bool complete;		/* false: interrupted, results partial */
+	int passed, failed;
+	int nseries;
+	struct series_report *series;
+};
+
+/* JSON (json-c) and JUnit XML (libxml2); both written atomically. */
+int report_json(const struct run_report *r, const char *path);
+int report_junit(const struct run_report *r, const char *path);
+
+#endif

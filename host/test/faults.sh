@@ -1,0 +1,102 @@
+#!/bin/bash
+# Faults and bad input, each must end cleanly: a clear error naming what
+# is at fault, no QEMU left running, no disk image left behind.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+out=build/check/faults
+rm -rf "$out"
+mkdir -p "$out"
+n=0 pass=0 fail=0
+
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		pass=$((pass + 1))
+		echo "ok $n - $2"
+	else
+		fail=$((fail + 1))
+		echo "not ok $n - $2"
+		[ -n "${3:-}" ] && sed 's/^/#   /' "$3" | tail -n 15
+	fi
+}
+
+# Nothing of ours may outlive a run: QEMU whose kernel is in our build
+# folder, or anything in the folder for disk images.
+clean() {
+	! pgrep -f "qemu-system-x86_64.*$root/build" >/dev/null &&
+		[ -z "$(ls -A build/tmp 2>/dev/null)" ]
+}
+
+expect() {	# expect NAME EXIT-CODE PATTERN -- command...
+	local name=$1 code=$2 pat=$3 log=$out/$1.log rc
+	shift 4
+	"$@" >"$log" 2>&1
+	rc=$?
+	[ "$rc" = "$code" ] && grep -qE -- "$pat" "$log" && clean
+	ok $? "$name (exit $rc, wants $code and /$pat/)" "$log"
+}
+
+T=host/test/topologies
+expect topology-unknown-key 2 'unknown-key.ini:5: unknown key .colour. in \[disks\]' -- \
+	./runner --topology $T/unknown-key.ini
+expect topology-bad-size 2 'bad-size.ini:4: memory = 12Q' -- \
+	./runner --topology $T/bad-size.ini
+expect topology-missing-field 2 'missing-field.ini: missing field \[disks\] size' -- \
+	./runner --topology $T/missing-field.ini
+expect series-missing-patch 2 'series-missing/series:3: patch .*0002-nope.patch' -- \
+	./runner --topology raid10 --series host/test/series-missing
+expect patch-does-not-apply 2 'patch .*0001-does-not-apply.patch does not apply.*failed in:' -- \
+	./runner --topology raid10 --series host/test/series-bad
+grep -q '^mm/page_io.c$' $out/patch-does-not-apply.log
+ok $? "patch-does-not-apply names mm/page_io.c" $out/patch-does-not-apply.log
+! ls -d build/kernels/*/src.tmp >/dev/null 2>&1
+ok $? "a failed series leaves no half-patched tree"
+expect fragment-option-not-taken 2 'bad-fragment.config:[0-9]+: CONFIG_KPROBES=y did not take' -- \
+	./runner --topology raid10 --config-fragment host/test/bad-fragment.config
+
+printf 'stacktest-no-such-package\n' > $out/packages
+expect missing-package 1 'apt-get install -y stacktest-no-such-package' -- \
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+	env STACKTEST_PACKAGES=$root/$out/packages host/deps.sh
+
+expect guest-hang-times-out 1 'timeout: the guest did not finish in time' -- \
+	./runner --topology $T/selftest-hang.ini
+grep -q 'last console lines' $out/guest-hang-times-out.log
+ok $? "the timeout verdict quotes the console" $out/guest-hang-times-out.log
+
+expect guest-panic 1 'PANIC' -- ./runner --topology $T/selftest-panic.ini
+grep -q 'Kernel panic - not syncing: Attempted to kill init' $out/guest-panic.log
+ok $? "the panic verdict quotes the panic" $out/guest-panic.log
+
+# SIGTERM while a guest runs: QEMU ended, disks removed, report incomplete.
+./runner --topology $T/selftest-hang.ini --timeout 120 >$out/sigterm.log 2>&1 &
+pid=$!
+for _ in $(seq 600); do
+	pgrep -f "qemu-system-x86_64.*$root/build" >/dev/null && break
+	sleep 0.1
+done
+kill -TERM $pid
+wait $pid
+rc=$?
+res=$(sed -n 's/^runner: results in //p' $out/sigterm.log)
+[ "$rc" = 1 ] && grep -q 'interrupted' $out/sigterm.log && clean &&
+	grep -q '"complete": false' "$res/report.json"
+ok $? "SIGTERM mid-run: QEMU ended, disks removed, report marked incomplete" $out/sigterm.log
+
+# The disk-image folder fills up: a clear error, nothing half-written.
+full=$out/full
+mkdir -p $full
+if mount -t tmpfs -o size=1m stacktest-full $full 2>/dev/null; then
+	STACKTEST_TMP=$root/$full ./runner --topology raid10 >$out/disk-full.log 2>&1
+	rc=$?
+	[ "$rc" = 2 ] && grep -q 'No space left on device' $out/disk-full.log &&
+		[ -z "$(ls -A $full)" ] && clean
+	ok $? "disk full while creating images: clear error, nothing left" $out/disk-full.log
+	umount $full
+else
+	ok 0 "disk full # SKIP cannot mount a tmpfs here"
+fi
+
+echo "faults: $pass passed, $fail failed"
+[ "$fail" = 0 ]
