@@ -36,7 +36,8 @@ int stack_lower(struct stack *s, char *dev, size_t len, char *msg,
 		size_t mlen)
 {
 	if (s->top[0]) {
-		snprintf(dev, len, "%s", s->top);
+		if (dev != s->top)
+			snprintf(dev, len, "%s", s->top);
 		return 0;
 	}
 	if (s->next_disk == s->ndisks) {
