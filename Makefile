@@ -8,10 +8,11 @@ HOST_CFLAGS := -I/usr/include/json-c -I/usr/include/libxml2
 
 HOST_OBJS := $(addprefix $(B)/obj/host/,util.o topo.o ktap.o kbuild.o cpio.o qemu.o run.o expect.o coverage.o report.o) \
 	     $(B)/obj/stacks/spec.o
-GUEST_LIB := guest-tests/guest.c guest-tests/hog.c stacks/spec.c
+GUEST_LIB := guest-tests/guest.c guest-tests/hog.c guest-tests/md-util.c stacks/spec.c
 GUEST_HDRS := $(wildcard guest-tests/*.h stacks/*.h)
 STACKS := $(filter-out stacks/spec.c,$(wildcard stacks/*.c))
-TESTS := data-integrity swapfile-integrity swapdev-integrity selftest-hang
+TESTS := data-integrity swapfile-integrity swapdev-integrity selftest-hang \
+	md-writebehind md-rebuild-reshape fsync-storm
 GUEST_BINS := $(B)/guest/bin/init $(addprefix $(B)/guest/bin/,$(TESTS))
 # Host tools copied into the guest, with their libraries.
 GUEST_TOOLS := mdadm dmsetup lvm mkfs.ext4 e2fsck debugfs mkswap

@@ -12,6 +12,7 @@ static int md_build(struct stack *s, const struct layer *l, char *msg,
 {
 	const char *argv[32];
 	char dev[32], level[32], layout[32], ndev[32], chunk[32], bitmap[32];
+	char behind[32], state[96];
 	int avail = s->ndisks - s->next_disk;
 	int n = atoi(layer_get(l, "devices", "0"));
 	int i, a = 0;
@@ -51,6 +52,12 @@ static int md_build(struct stack *s, const struct layer *l, char *msg,
 			 parse_size(layer_get(l, "chunk", NULL)) >> 10);
 		argv[a++] = chunk;
 	}
+	/* Write-behind needs the bitmap; mdadm refuses it without one. */
+	if (layer_get(l, "write-behind", NULL)) {
+		snprintf(behind, sizeof(behind), "--write-behind=%s",
+			 layer_get(l, "write-behind", NULL));
+		argv[a++] = behind;
+	}
 	for (i = 0; i < n; i++)
 		argv[a++] = s->disks[s->next_disk + i];
 	argv[a] = NULL;
@@ -61,6 +68,22 @@ static int md_build(struct stack *s, const struct layer *l, char *msg,
 	if (wait_path(dev, 10)) {
 		snprintf(msg, len, "%s did not appear", dev);
 		return -1;
+	}
+	/*
+	 * raid1 starts a behind write only when the mirror in slot 0 is
+	 * write-mostly, and mdadm --create fills slots in the order given:
+	 * flag the first member through sysfs (mdadm has no per-device
+	 * "not write-mostly" switch for --create).
+	 */
+	if (layer_get(l, "write-mostly", NULL)) {
+		const char *d = strrchr(s->disks[s->next_disk], '/');
+
+		snprintf(state, sizeof(state), "/sys/block/md%d/md/dev-%s/state",
+			 s->nmd, d ? d + 1 : s->disks[s->next_disk]);
+		if (write_str(state, "writemostly")) {
+			snprintf(msg, len, "cannot set %s writemostly", state);
+			return -1;
+		}
 	}
 	s->next_disk += n;
 	s->nmd++;

@@ -27,6 +27,8 @@ static const struct kind_spec kinds[] = {
 		{ "devices", 'n', NULL },
 		{ "chunk", 's', NULL },
 		{ "bitmap", 'e', "internal|none" },
+		{ "write-mostly", 'e', "first" },
+		{ "write-behind", 'n', NULL },
 	} },
 	{ "dm-linear", "dm-linear concatenating disks (dmsetup)", {
 		{ "devices", 'n', NULL },
@@ -53,6 +55,9 @@ const char *const spec_tests[] = {
 	"data-integrity",
 	"swapfile-integrity",
 	"swapdev-integrity",
+	"md-writebehind",
+	"md-rebuild-reshape",
+	"fsync-storm",
 	/* Self-tests of the harness (host/test/faults.sh), not of kernels. */
 	"selftest-hang",
 	"selftest-kill-init",

@@ -24,6 +24,15 @@ const struct layer_ops *stack_ops(const char *kind)
 
 void stack_export(const struct stack *s)
 {
+	char free_disks[STACK_MAX_DISKS * 33] = "";
+	size_t off = 0;
+	int i;
+
+	/* Disks no layer took: spares for tests that grow or rebuild. */
+	for (i = s->next_disk; i < s->ndisks; i++)
+		off += snprintf(free_disks + off, sizeof(free_disks) - off,
+				"%s%s", off ? " " : "", s->disks[i]);
+	setenv("STACK_FREE_DISKS", free_disks, 1);
 	setenv("STACK_TOP", s->top, 1);
 	setenv("STACK_FSDEV", s->fsdev, 1);
 	setenv("STACK_FSTYPE", s->fstype, 1);
