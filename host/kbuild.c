@@ -324,10 +324,17 @@ static void show_progress(const char *log, double t0)
 	if (n <= 0)
 		return;
 	buf[n] = 0;
-	while (n && buf[n - 1] == '\n')
-		buf[--n] = 0;
-	last = strrchr(buf, '\n');
-	last = last ? last + 1 : buf;
+	/* The last kbuild step line ("  CC      mm/page_io.o"). */
+	for (;;) {
+		while (n && buf[n - 1] == '\n')
+			buf[--n] = 0;
+		last = strrchr(buf, '\n');
+		last = last ? last + 1 : buf;
+		if (last == buf || (last[0] == ' ' && last[2] >= 'A' &&
+				    last[2] <= 'Z'))
+			break;
+		n = last - buf;
+	}
 	nl = last + strspn(last, " ");
 	printf("kernel: building, %.0fs elapsed, at: %.70s\n", now_s() - t0, nl);
 	fflush(stdout);
