@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -294,9 +295,10 @@ static void report_verdicts(const char *series, struct topo_result *res,
 	int i;
 
 	for (i = 0; i < n; i++) {
-		printf("%-26s %-18s %-11s %3d passed %3d failed %6.1fs wall, uptime at init %.2fs\n",
+		printf("%-26s %-18s %-11s %3d passed %3d failed %6.1fs wall, init at %.2fs uptime, first KTAP at %.2fs wall\n",
 		       series, res[i].name, res[i].verdict, res[i].npassed,
-		       res[i].nfailed, res[i].wall, res[i].uptime);
+		       res[i].nfailed, res[i].wall, res[i].uptime,
+		       res[i].first_ktap);
 		*passed += res[i].npassed;
 		*failed += res[i].nfailed;
 	}
@@ -536,6 +538,13 @@ static void write_reports(const struct options *o, struct run_report *rr,
 		die("cannot write %s: %s", o->junit, strerror(errno));
 	free(j);
 	free(x);
+}
+
+static long long peak_child_rss(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_CHILDREN, &ru) ? -1 : ru.ru_maxrss;
 }
 
 struct ctx {
@@ -813,6 +822,9 @@ int main(int argc, char **argv)
 	rr.complete = !stop_requested;
 	rr.passed = passed;
 	rr.failed = failed;
+	rr.peak_rss_kib = peak_child_rss();
+	printf("runner: peak memory of one child process: %lld MiB\n",
+	       rr.peak_rss_kib >> 10);
 	write_reports(&c->o, &rr, c->results);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

@@ -43,6 +43,8 @@ static json_object *topo_json(const struct topo_result *r)
 	json_object_object_add(o, "wall_s", json_object_new_double(r->wall));
 	json_object_object_add(o, "uptime_at_init_s",
 			       json_object_new_double(r->uptime));
+	json_object_object_add(o, "boot_to_first_ktap_s",
+			       json_object_new_double(r->first_ktap));
 	json_object_object_add(o, "results_dir", json_object_new_string(r->dir));
 	for (i = 0; i < r->ntests; i++)
 		json_object_array_add(a, test_json(&r->tests[i]));
@@ -116,6 +118,8 @@ int report_json(const struct run_report *r, const char *path)
 	json_object_object_add(o, "complete", json_object_new_boolean(r->complete));
 	json_object_object_add(o, "passed", json_object_new_int(r->passed));
 	json_object_object_add(o, "failed", json_object_new_int(r->failed));
+	json_object_object_add(o, "peak_child_rss_kib",
+			       json_object_new_int64(r->peak_rss_kib));
 	for (i = 0; i < r->nseries; i++)
 		json_object_array_add(a, series_json(&r->series[i]));
 	json_object_object_add(o, "series", a);

@@ -20,6 +20,7 @@ struct run_report {
 	const char *accel;
 	bool complete;		/* false: interrupted, results partial */
 	int passed, failed;
+	long long peak_rss_kib;	/* largest child (QEMU, make, cc1) */
 	int nseries;
 	struct series_report *series;
 };

@@ -86,7 +86,7 @@ static void make_initrd(const char *base, const char *plan, const char *out)
 struct live {
 	const struct topology *t;
 	struct ktap k;
-	double t0, last_print;
+	double t0, last_print, first_line;
 	bool verbose;
 };
 
@@ -109,6 +109,8 @@ static void on_line(void *ctx, const char *line)
 		}
 		return;
 	}
+	if (l->first_line < 0)
+		l->first_line = now_s() - l->t0;
 	if (l->verbose)
 		printf("[%s] | %s\n", l->t->name, line);
 	t = ktap_feed(&l->k, line);
@@ -304,7 +306,7 @@ static struct guest guest_for(const struct topology *t,
 void run_topology(const struct topology *t, const struct kernel *k,
 		  const struct run_opts *o, struct topo_result *r)
 {
-	struct live l = { .t = t, .verbose = o->verbose };
+	struct live l = { .t = t, .verbose = o->verbose, .first_line = -1 };
 	char **disks = xcalloc(t->ndisks, sizeof(char *));
 	char *dir, *plan, *path;
 	struct guest_result gr;
@@ -334,6 +336,7 @@ void run_topology(const struct topology *t, const struct kernel *k,
 	l.t0 = l.last_print = now_s();
 	guest_run(&g, on_line, &l, &gr);
 	r->wall = gr.seconds;
+	r->first_ktap = l.first_line;
 	verdict(r, &l, &gr, g.console_log);
 	r->uptime = parse_uptime(&l.k);
 	collect_coverage(r);

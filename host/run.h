@@ -40,6 +40,7 @@ struct topo_result {
 	int ntests;
 	struct test_result *tests;
 	double wall, uptime;
+	double first_ktap;	/* QEMU start to PID 1's first KTAP line */
 	char *dir;
 	int ncov;
 	struct cov_hit *cov;
