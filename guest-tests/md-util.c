@@ -393,3 +393,29 @@ int reap(int pid)
 		return WEXITSTATUS(st);
 	return 128 + WTERMSIG(st);
 }
+
+/* Is name in tracefs file (a function per line, maybe with " [mod]")? */
+static int traced_in(const char *file, const char *name)
+{
+	char path[96], line[256];
+	size_t n = strlen(name);
+	FILE *f;
+	int hit = 0;
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/%s", file);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (!hit && fgets(line, sizeof(line), f))
+		hit = !strncmp(line, name, n) &&
+		      (line[n] == '\n' || line[n] == ' ');
+	fclose(f);
+	return hit;
+}
+
+void trace_diag(const char *name)
+{
+	ktap_diag("ftrace: %s available %d, in set_ftrace_filter %d", name,
+		  traced_in("available_filter_functions", name),
+		  traced_in("set_ftrace_filter", name));
+}

@@ -74,6 +74,9 @@ void region_write_gen(struct region *r, int from, int to, int gen);
  */
 int region_verify(const struct region *r, int direct, const char *what);
 
+/* Whether ftrace can count name's calls, as a diagnostic. */
+void trace_diag(const char *name);
+
 /* fork() a child that runs fn(arg) and exits with its return value. */
 int spawn(int (*fn)(void *), void *arg);
 /* Wait for a spawned child; its exit status, or 128 + signal. */

@@ -144,6 +144,7 @@ int main(void)
 
 	ok = !verify_both("final") && md_attr_ll(md, "degraded") == 0;
 	md_dump(md);
+	trace_diag("alloc_behind_master_bio");
 	ktap_result(&k, ok, "final read-back on the complete array");
 	return ktap_end(&k);
 }
