@@ -160,6 +160,17 @@ void patch_failed_files(const char *output, struct strbuf *files)
 		    !strncmp(p, "checking file ", 14)) {
 			snprintf(cur, sizeof(cur), "%.*s", (int)(nl - p - 14),
 				 p + 14);
+		} else if (strstr(p, "saving rejects to file ") &&
+			   strstr(p, "saving rejects to file ") < nl) {
+			/* patch -s prints only "... saving rejects to file X.rej" */
+			const char *f = strstr(p, "saving rejects to file ") + 23;
+			int len = nl - f;
+
+			if (len > 4 && !strncmp(nl - 4, ".rej", 4))
+				len -= 4;
+			snprintf(cur, sizeof(cur), "%.*s", len, f);
+			if (!strstr(files->buf ? files->buf : "", cur))
+				sb_printf(files, "%s\n", cur);
 		} else if (strstr(p, "FAILED") && strstr(p, "FAILED") < nl) {
 			if (cur[0] && !strstr(files->buf ? files->buf : "", cur))
 				sb_printf(files, "%s\n", cur);

@@ -790,7 +790,7 @@ int main(int argc, char **argv)
 	for (s = 0; s < rr.nseries; s++)
 		report_verdicts(rr.series[s].name, rr.series[s].res,
 				rr.series[s].ntopo, &passed, &failed);
-	for (s = 0; s < rr.nseries; s++)
+	for (s = 0; s < rr.nseries && !stop_requested; s++)
 		never += report_coverage(rr.series[s].name, rr.series[s].cov);
 	if (!stop_requested && (ns > 1 || e.n))
 		report_matrix(rr.series, ns, c->n, &e, &met, &unmet);

@@ -21,11 +21,14 @@ ok() {
 	fi
 }
 
-# Nothing of ours may outlive a run: QEMU whose kernel is in our build
-# folder, or anything in the folder for disk images.
+# Our runs put disk images and initrds in a folder of their own, which
+# every QEMU of ours names on its command line.  Nothing of ours may
+# outlive a run: no such QEMU, nothing in that folder.
+export STACKTEST_TMP=$root/$out/tmp
+mkdir -p "$STACKTEST_TMP"
 clean() {
-	! pgrep -f "qemu-system-x86_64.*$root/build" >/dev/null &&
-		[ -z "$(ls -A build/tmp 2>/dev/null)" ]
+	! pgrep -f "qemu-system-x86_64.*$STACKTEST_TMP" >/dev/null &&
+		[ -z "$(ls -A "$STACKTEST_TMP")" ]
 }
 
 expect() {	# expect NAME EXIT-CODE PATTERN -- command...
@@ -73,7 +76,7 @@ ok $? "the panic verdict quotes the panic" $out/guest-panic.log
 ./runner --topology $T/selftest-hang.ini --timeout 120 >$out/sigterm.log 2>&1 &
 pid=$!
 for _ in $(seq 600); do
-	pgrep -f "qemu-system-x86_64.*$root/build" >/dev/null && break
+	pgrep -f "qemu-system-x86_64.*$STACKTEST_TMP" >/dev/null && break
 	sleep 0.1
 done
 kill -TERM $pid
@@ -81,7 +84,7 @@ wait $pid
 rc=$?
 res=$(sed -n 's/^runner: results in //p' $out/sigterm.log)
 [ "$rc" = 1 ] && grep -q 'interrupted' $out/sigterm.log && clean &&
-	grep -q '"complete": false' "$res/report.json"
+	grep -qE '"complete": ?false' "$res/report.json"
 ok $? "SIGTERM mid-run: QEMU ended, disks removed, report marked incomplete" $out/sigterm.log
 
 # The disk-image folder fills up: a clear error, nothing half-written.

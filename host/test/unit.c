@@ -205,6 +205,11 @@ static void test_patch_output(void)
 	CHECK(files.buf && !strcmp(files.buf, "mm/page_io.c\n"),
 	      "patch: the failed file is named once");
 	sb_free(&files);
+	patch_failed_files("1 out of 1 hunk FAILED -- saving rejects to file mm/swapfile.c.rej\n",
+			   &files);
+	CHECK(files.buf && !strcmp(files.buf, "mm/swapfile.c\n"),
+	      "patch: named from patch -s output too");
+	sb_free(&files);
 }
 
 static void test_cpio(void)
