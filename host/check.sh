@@ -27,7 +27,9 @@ step() {
 }
 
 step unit build/bin/unit-tests
-step raid10 ./runner --topology raid10
+step raid10 ./runner --topology raid10 --junit build/check/raid10.xml \
+	--json build/check/raid10.json
+step reports host/test/reports.sh
 step faults host/test/faults.sh
 step prove make -s prove
 echo "=== check: total"

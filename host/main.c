@@ -33,8 +33,9 @@ struct options {
 	unsigned long long seed;
 	int timeout, jobs;
 	bool all, list, keep, verbose, require_coverage, changed_functions;
-	bool bisect;
+	bool bisect, tap;
 	char *baseline;
+	int shard_k, shard_n, repeat;
 };
 
 static void usage(FILE *f)
@@ -45,6 +46,7 @@ static void usage(FILE *f)
 	      "              [--accel auto|tcg|kvm] [--keep] [--verbose]\n"
 	      "              [--require-coverage] [--json FILE] [--junit FILE]\n"
 	      "              [--baseline [DIR]] [--bisect] [--config-fragment FILE]\n"
+	      "              [--shard K/N] [--repeat N] [--tap]\n"
 	      "\n"
 	      "Builds linux-source-6.1 with the patch series in DIR (default\n"
 	      "patches/base), boots each topology in QEMU and runs its tests.\n"
@@ -63,6 +65,9 @@ static void usage(FILE *f)
 	      "  --baseline  run DIR (default patches/base) too and report only\n"
 	      "              what the series changed: new, fixed, unchanged failures\n"
 	      "  --config-fragment  instead of guest-tests/kernel.config\n"
+	      "  --shard K/N a stable 1/N of the selected topologies (CI workers)\n"
+	      "  --repeat N  run each topology N times; per-test pass rates\n"
+	      "  --tap       end with the results as a KTAP document on stdout\n"
 	      "  --bisect    find the first patch of --series at which a test fails\n"
 	      "  --json, --junit  also write the report there (the results\n"
 	      "              folder always gets report.json and junit.xml)\n"
@@ -97,16 +102,19 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "baseline", no_argument, NULL, 'B' },
 		{ "config-fragment", required_argument, NULL, 'G' },
 		{ "bisect", no_argument, NULL, 'X' },
+		{ "shard", required_argument, NULL, 'H' },
+		{ "repeat", required_argument, NULL, 'R' },
+		{ "tap", no_argument, NULL, 'P' },
 		{ "junit", required_argument, NULL, 'U' },
 		{ "changed-functions", no_argument, NULL, 'F' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
+	char *end, junk;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "t:als:S:T:A:kvhE:CFJ:U:BXG:", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:als:S:T:A:kvhE:CFJ:U:BXG:H:R:P", lo, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			o->topologies = optarg;
@@ -135,6 +143,20 @@ static void parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'k':
 			o->keep = true;
+			break;
+		case 'H':
+			if (sscanf(optarg, "%d/%d%c", &o->shard_k, &o->shard_n,
+				   &junk) != 2 || o->shard_n < 1 ||
+			    o->shard_k < 1 || o->shard_k > o->shard_n)
+				die("--shard %s: want K/N with 1 <= K <= N", optarg);
+			break;
+		case 'R':
+			o->repeat = strtol(optarg, &end, 10);
+			if (*end || o->repeat < 1)
+				die("--repeat %s: want a count", optarg);
+			break;
+		case 'P':
+			o->tap = true;
 			break;
 		case 'G':
 			o->fragment = optarg;
@@ -227,12 +249,30 @@ static char **all_topologies(const struct options *o, int *n)
 	return names;
 }
 
+/*
+ * --shard K/N: the topologies whose index in name order is K-1 modulo N.
+ * Stable, so N workers with K = 1..N together run each exactly once.
+ */
+static char **shard(const struct options *o, char **names, int *n)
+{
+	int i, kept = 0;
+
+	if (!o->shard_n)
+		return names;
+	qsort(names, *n, sizeof(char *), cmp_str);
+	for (i = 0; i < *n; i++)
+		if (i % o->shard_n == o->shard_k - 1)
+			names[kept++] = names[i];
+	*n = kept;
+	return names;
+}
+
 static char **selected(const struct options *o, int *n)
 {
 	char *copy, *tok, *save, **names = NULL;
 
 	if (o->all || o->list)
-		return all_topologies(o, n);
+		return shard(o, all_topologies(o, n), n);
 	*n = 0;
 	copy = xstrdup(o->topologies);
 	for (tok = strtok_r(copy, ",", &save); tok;
@@ -241,7 +281,7 @@ static char **selected(const struct options *o, int *n)
 		names[(*n)++] = topo_path(o, tok);
 	}
 	free(copy);
-	return names;
+	return shard(o, names, n);
 }
 
 static struct topology *load_all(char **paths, int n)
@@ -713,6 +753,57 @@ static int bisect(struct ctx *c, const char *path)
 	return bad;
 }
 
+/* --repeat: per topology and test, how often it passed. */
+static void report_rates(struct series_report *sr, int nrep, int nt)
+{
+	int t, j, r;
+
+	printf("\npass rates over %d runs:\n", nrep);
+	for (t = 0; t < nt; t++) {
+		struct topo_result *first = &sr[0].res[t];
+
+		for (j = 0; j < first->ntests; j++) {
+			int pass = 0, runs = 0;
+
+			for (r = 0; r < nrep; r++) {
+				struct test_result *x;
+
+				if (t >= sr[r].ntopo)
+					continue;
+				x = find_test(&sr[r].res[t], first->tests[j].name);
+				runs += x != NULL;
+				pass += x && x->result != KTAP_FAIL;
+			}
+			printf("  %-18s %-28s %3d/%-3d %s\n", first->name,
+			       first->tests[j].name, pass, runs,
+			       pass == runs ? "" : pass ? "FLAKY" : "FAILS");
+		}
+	}
+}
+
+/* --tap: the whole run as one KTAP document, a subtest per topology. */
+static void report_tap(struct run_report *rr)
+{
+	int s, t, j, n = 0, total = 0;
+
+	for (s = 0; s < rr->nseries; s++)
+		total += rr->series[s].ntopo;
+	printf("KTAP version 1\n1..%d\n", total);
+	for (s = 0; s < rr->nseries; s++)
+		for (t = 0; t < rr->series[s].ntopo; t++) {
+			struct topo_result *r = &rr->series[s].res[t];
+
+			printf("    KTAP version 1\n    1..%d\n", r->ntests);
+			for (j = 0; j < r->ntests; j++)
+				printf("    %sok %d %s%s\n",
+				       r->tests[j].result == KTAP_FAIL ? "not " : "",
+				       j + 1, r->tests[j].name,
+				       r->tests[j].result == KTAP_SKIP ? " # SKIP" : "");
+			printf("%sok %d %s/%s\n", r->nfailed ? "not " : "", ++n,
+			       rr->series[s].name, r->name);
+		}
+}
+
 static struct ctx *setup(int argc, char **argv)
 {
 	struct ctx *c = xcalloc(1, sizeof(*c));
@@ -777,11 +868,22 @@ int main(int argc, char **argv)
 		series[0] = c->o.baseline;
 		ns++;
 	}
+	if (c->o.repeat > 1) {
+		if (ns > 1 || e.n || c->o.baseline)
+			die("--repeat wants one series, without --expect or --baseline");
+		series = xrealloc(series, c->o.repeat * sizeof(char *));
+		for (s = 1; s < c->o.repeat; s++)
+			series[s] = series[0];
+		ns = c->o.repeat;
+	}
 	rr.series = xcalloc(ns, sizeof(*rr.series));
 	for (s = 0; s < ns; s++) {
+		char *label = c->o.repeat > 1 ?
+			xasprintf("%s#%d", base_name(series[s]), s + 1) :
+			base_name(series[s]);
+
 		rr.nseries = s + 1;
-		if (!run_series(c, series[s], -1, base_name(series[s]),
-				&rr.series[s]))
+		if (!run_series(c, series[s], -1, label, &rr.series[s]))
 			break;
 	}
 	printf("\n");
@@ -792,7 +894,9 @@ int main(int argc, char **argv)
 				rr.series[s].ntopo, &passed, &failed);
 	for (s = 0; s < rr.nseries && !stop_requested; s++)
 		never += report_coverage(rr.series[s].name, rr.series[s].cov);
-	if (!stop_requested && (ns > 1 || e.n))
+	if (c->o.repeat > 1)
+		report_rates(rr.series, rr.nseries, c->n);
+	else if (!stop_requested && (ns > 1 || e.n))
 		report_matrix(rr.series, ns, c->n, &e, &met, &unmet);
 	if (e.n && !stop_requested) {
 		report_unmet(rr.series, ns, c->n, &e);
@@ -826,6 +930,8 @@ int main(int argc, char **argv)
 	printf("runner: peak memory of one child process: %lld MiB\n",
 	       rr.peak_rss_kib >> 10);
 	write_reports(&c->o, &rr, c->results);
+	if (c->o.tap)
+		report_tap(&rr);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

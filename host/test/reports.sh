@@ -1,0 +1,45 @@
+#!/bin/bash
+# The machine-readable side: JUnit XML from a real run validates with a
+# real XML parser, the JSON parses, and --shard splits cover --all once.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+out=build/check
+n=0 pass=0 fail=0
+
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		pass=$((pass + 1))
+		echo "ok $n - $2"
+	else
+		fail=$((fail + 1))
+		echo "not ok $n - $2"
+	fi
+}
+
+xml=$out/raid10.xml json=$out/raid10.json
+xmllint --noout "$xml" 2>&1
+ok $? "junit.xml is well-formed XML (xmllint)"
+[ "$(xmllint --xpath 'count(//testsuite)' "$xml")" -ge 1 ] &&
+	[ "$(xmllint --xpath 'count(//testcase)' "$xml")" -ge 4 ]
+ok $? "junit.xml has a testsuite per topology and a testcase per test"
+if command -v python3 >/dev/null; then
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["complete"] and d["series"][0]["topologies"][0]["tests"]' "$json"
+	ok $? "report.json parses and holds the tests"
+else
+	grep -q '"complete":true' "$json"
+	ok $? "report.json says complete (no python3 to parse it)"
+fi
+
+all=$(./runner --list | awk '{print $1}' | sort)
+shards=$( (./runner --list --shard 1/3; ./runner --list --shard 2/3;
+	   ./runner --list --shard 3/3) | awk '{print $1}' | sort)
+[ -n "$all" ] && [ "$all" = "$shards" ]
+ok $? "--shard 1/3, 2/3, 3/3 together list --all exactly once"
+./runner --list --shard 4/3 >/dev/null 2>&1
+[ $? = 2 ]
+ok $? "--shard 4/3 is refused"
+
+echo "reports: $pass passed, $fail failed"
+[ "$fail" = 0 ]
