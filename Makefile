@@ -61,7 +61,11 @@ history: all
 	./runner --topology $(PROVE_TOPOLOGIES) --series $(HISTORY_SERIES) \
 		--expect patches/history.expect
 
+# Speed and memory goals, measured (not part of make check).
+bench: all
+	bench/bench.sh
+
 clean:
 	rm -rf $(B)/obj $(B)/bin $(B)/guest
 
-.PHONY: all check prove history clean
+.PHONY: all check prove history bench clean

@@ -237,15 +237,21 @@ static int run_test(const char *name)
  */
 static void trace_start(struct plan *p)
 {
+	char name[80];
 	int i, fd, ok = 0;
 
 	if (!p->ntrace)
 		return;
 	mount("nodev", TRACING, "tracefs", 0, NULL);
 	for (i = 0; i < p->ntrace; i++) {
+		/*
+		 * With its newline, ftrace parses the name during write() and
+		 * refuses an unknown one there; without, the error would only
+		 * come at close() and be lost.
+		 */
+		snprintf(name, sizeof(name), "%s\n", p->trace[i]);
 		fd = open(TRACING "/set_ftrace_filter", O_WRONLY | O_APPEND);
-		p->traceable[i] = fd >= 0 &&
-			write(fd, p->trace[i], strlen(p->trace[i])) > 0;
+		p->traceable[i] = fd >= 0 && write(fd, name, strlen(name)) > 0;
 		if (fd >= 0)
 			close(fd);
 		ok += p->traceable[i];

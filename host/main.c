@@ -33,7 +33,7 @@ struct options {
 	unsigned long long seed;
 	int timeout, jobs;
 	bool all, list, keep, verbose, require_coverage, changed_functions;
-	bool bisect, tap;
+	bool bisect, tap, build_only;
 	char *baseline;
 	int shard_k, shard_n, repeat;
 };
@@ -46,7 +46,7 @@ static void usage(FILE *f)
 	      "              [--accel auto|tcg|kvm] [--keep] [--verbose]\n"
 	      "              [--require-coverage] [--json FILE] [--junit FILE]\n"
 	      "              [--baseline [DIR]] [--bisect] [--config-fragment FILE]\n"
-	      "              [--shard K/N] [--repeat N] [--tap]\n"
+	      "              [--shard K/N] [--repeat N] [--tap] [--build-only]\n"
 	      "\n"
 	      "Builds linux-source-6.1 with the patch series in DIR (default\n"
 	      "patches/base), boots each topology in QEMU and runs its tests.\n"
@@ -67,6 +67,7 @@ static void usage(FILE *f)
 	      "  --config-fragment  instead of guest-tests/kernel.config\n"
 	      "  --shard K/N a stable 1/N of the selected topologies (CI workers)\n"
 	      "  --repeat N  run each topology N times; per-test pass rates\n"
+	      "  --build-only  build (or find cached) the kernels and stop\n"
 	      "  --tap       end with the results as a KTAP document on stdout\n"
 	      "  --bisect    find the first patch of --series at which a test fails\n"
 	      "  --json, --junit  also write the report there (the results\n"
@@ -105,6 +106,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "shard", required_argument, NULL, 'H' },
 		{ "repeat", required_argument, NULL, 'R' },
 		{ "tap", no_argument, NULL, 'P' },
+		{ "build-only", no_argument, NULL, 'O' },
 		{ "junit", required_argument, NULL, 'U' },
 		{ "changed-functions", no_argument, NULL, 'F' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -114,7 +116,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 	char *end, junk;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "t:als:S:T:A:kvhE:CFJ:U:BXG:H:R:P", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:als:S:T:A:kvhE:CFJ:U:BXG:H:R:PO", lo, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			o->topologies = optarg;
@@ -154,6 +156,9 @@ static void parse_args(int argc, char **argv, struct options *o)
 			o->repeat = strtol(optarg, &end, 10);
 			if (*end || o->repeat < 1)
 				die("--repeat %s: want a count", optarg);
+			break;
+		case 'O':
+			o->build_only = true;
 			break;
 		case 'P':
 			o->tap = true;
@@ -207,7 +212,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 	if (strcmp(o->accel, "auto") && strcmp(o->accel, "tcg") &&
 	    strcmp(o->accel, "kvm"))
 		die("--accel %s: want auto, tcg or kvm", o->accel);
-	if (!o->all && !o->list && !o->topologies) {
+	if (!o->all && !o->list && !o->topologies && !o->build_only) {
 		usage(stderr);
 		exit(2);
 	}
@@ -839,9 +844,31 @@ int main(int argc, char **argv)
 	struct ctx *c;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/*
+	 * Run from make (make check, make prove), we would pass its flags
+	 * (-s, a jobserver) on to the kernel build: keep that build our own.
+	 */
+	unsetenv("MAKEFLAGS");
+	unsetenv("MFLAGS");
+	unsetenv("MAKELEVEL");
 	c = setup(argc, argv);
 	if (c->o.changed_functions)
 		return print_changed(&c->o, argc - optind, argv + optind);
+	if (c->o.build_only) {
+		struct kernel k;
+
+		series = series_list(&c->o, &ns);
+		install_stop_handlers();
+		for (s = 0; s < ns; s++) {
+			c->ko.series = series[s];
+			c->ko.prefix = -1;
+			kbuild(&c->ko, &k);
+			printf("runner: %s: kernel %s %s in %.1fs\n",
+			       base_name(series[s]), k.key,
+			       k.cached ? "cached" : "built", k.seconds);
+		}
+		return 0;
+	}
 	paths = selected(&c->o, &c->n);
 	c->topo = load_all(paths, c->n);
 	if (c->o.list) {
