@@ -322,3 +322,45 @@ int cov_from_list(struct cov *c, const char *path, char *err, size_t len)
 	free(text);
 	return 0;
 }
+
+static bool in_system_map(const char *map, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = map;
+
+	/* Lines are "ADDRESS TYPE NAME". */
+	while (p && (p = strstr(p, name))) {
+		if (p > map && p[-1] == ' ' && (p[n] == '\n' || !p[n]))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+void cov_classify(struct cov *c, const char *src)
+{
+	char *mp = xasprintf("%s/out/System.map", src);
+	char *map = read_file(mp, NULL);
+	int i;
+
+	for (i = 0; i < c->n; i++) {
+		struct cov_fn *f = &c->fn[i];
+		size_t len = strlen(f->file);
+		char *obj;
+
+		if (len > 2 && !strcmp(f->file + len - 2, ".h")) {
+			snprintf(f->why, sizeof(f->why), "inline in a header");
+			continue;
+		}
+		obj = xasprintf("%s/out/%.*s.o", src, (int)len - 2, f->file);
+		if (len > 2 && !path_exists(obj))
+			snprintf(f->why, sizeof(f->why), "not built in this config");
+		else if (map && !in_system_map(map, f->name))
+			snprintf(f->why, sizeof(f->why), "inlined by the compiler");
+		else
+			snprintf(f->why, sizeof(f->why), "notrace");
+		free(obj);
+	}
+	free(map);
+	free(mp);
+}

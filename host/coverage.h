@@ -11,6 +11,7 @@ struct cov_fn {
 	bool removed;		/* the series deleted it: nothing to trace */
 	bool absent;		/* a listed name this tree does not have */
 	bool untraceable;	/* the kernel refused it (inline, notrace) */
+	char why[40];		/* why it may not be traceable (host's view) */
 	long long hits;		/* summed over topologies */
 	char where[256];	/* topologies that reached it */
 };
@@ -33,6 +34,11 @@ void cov_from_patch(struct cov *c, const char *patch_text, const char *src);
 int cov_from_list(struct cov *c, const char *path, char *err, size_t len);
 struct cov_fn *cov_find(struct cov *c, const char *name);
 void cov_free(struct cov *c);
+/*
+ * From the kernel build (src/out): note for each function whether its
+ * file was built at all and whether System.map has it (else inlined).
+ */
+void cov_classify(struct cov *c, const char *src);
 
 /* The enclosing function of 1-based line ln in a C source, "" if none. */
 void enclosing_function(char **lines, int nlines, int ln, char *name,

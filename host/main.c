@@ -481,6 +481,7 @@ static void series_coverage(const char *series, int prefix,
 		}
 		sb_free(&kd);
 	}
+	cov_classify(c, src);
 	ro->ntrace = 0;
 	ro->trace = xcalloc(c->n, sizeof(char *));
 	for (i = 0; i < c->n; i++)
@@ -535,8 +536,8 @@ static int report_coverage(const char *series, struct cov *c)
 			printf("  %-32s %12s  (%s)\n", f->name, "removed",
 			       "the series deleted it");
 		else if (f->untraceable)
-			printf("  %-32s %12s  (%s: inlined or notrace)\n",
-			       f->name, "not traceable", f->file);
+			printf("  %-32s %12s  (%s: %s)\n", f->name,
+			       "not traceable", f->file, f->why);
 		else
 			printf("  %-32s %12lld  %s\n", f->name, f->hits,
 			       f->hits ? f->where : "NEVER EXECUTED");

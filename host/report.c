@@ -75,6 +75,8 @@ static json_object *cov_json(const struct cov *c)
 		json_object_object_add(fo, "function", json_object_new_string(f->name));
 		json_object_object_add(fo, "file", json_object_new_string(f->file));
 		json_object_object_add(fo, "state", json_object_new_string(fn_state(f)));
+		if (f->untraceable)
+			json_object_object_add(fo, "why", json_object_new_string(f->why));
 		json_object_object_add(fo, "calls", json_object_new_int64(f->hits));
 		json_object_object_add(fo, "topologies", json_object_new_string(f->where));
 		json_object_array_add(a, fo);
