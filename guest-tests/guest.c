@@ -22,10 +22,12 @@ static void log_argv(const char *const argv[])
 	fprintf(stderr, "\n");
 }
 
-static int wait_status(pid_t pid)
+int reap(pid_t pid)
 {
 	int st;
 
+	if (pid < 0)
+		return 127;
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return 127;
@@ -50,7 +52,7 @@ int run(const char *const argv[])
 		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
-	return wait_status(pid);
+	return reap(pid);
 }
 
 int run_out(const char *const argv[], char *out, size_t outlen)
@@ -85,7 +87,7 @@ int run_out(const char *const argv[], char *out, size_t outlen)
 	}
 	close(pfd[0]);
 	out[len] = 0;
-	return wait_status(pid);
+	return reap(pid);
 }
 
 int write_str(const char *path, const char *s)

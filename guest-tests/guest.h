@@ -10,7 +10,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
+/* Wait for a child; its exit status, 128+signal, or 127. */
+int reap(pid_t pid);
 /* Run argv[0] (absolute path or found in PATH); returns exit status. */
 int run(const char *const argv[]);
 /* Same, with the child's stdout captured into out (NUL-terminated). */

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The memory hog that pushes pages out to swap and checks them back. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/swap.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -91,3 +93,22 @@ int run_hog(uint64_t seed, long long *bytes)
 	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -1;
 }
 
+
+int swap_round_trip(struct ktap *k, uint64_t seed, const char *swap,
+		    int ready)
+{
+	long long out0 = vmstat("pswpout"), in0 = vmstat("pswpin"), bytes;
+	int ok = ready && !run_hog(seed, &bytes), moved, off;
+
+	ktap_result(k, ok, "memory hog's pages intact after coming back from %s",
+		    swap);
+	ktap_diag("pswpout +%lld, pswpin +%lld pages", vmstat("pswpout") - out0,
+		  vmstat("pswpin") - in0);
+	moved = vmstat("pswpout") > out0 && vmstat("pswpin") > in0;
+	ktap_result(k, moved, "pages went out to swap and came back");
+	off = !swapoff(swap);
+	if (!off)
+		ktap_diag("swapoff %s: %s", swap, strerror(errno));
+	ktap_result(k, off, "swapoff");
+	return ok && moved && off ? 0 : -1;
+}

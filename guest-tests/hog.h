@@ -16,4 +16,14 @@ long long meminfo_kb(const char *key);
  */
 int run_hog(uint64_t seed, long long *bytes);
 
+struct ktap;
+/*
+ * The swap round trip both swap tests share, as three KTAP results: the
+ * hog's pages come back intact (only tried when ready), pages really went
+ * out and came back (pswpout/pswpin moved), swapoff of swap succeeds.
+ * Returns 0 when all three passed.
+ */
+int swap_round_trip(struct ktap *k, uint64_t seed, const char *swap,
+		    int ready);
+
 #endif

@@ -380,20 +380,6 @@ int spawn(int (*fn)(void *), void *arg)
 	return pid;
 }
 
-int reap(int pid)
-{
-	int st;
-
-	if (pid < 0)
-		return 127;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return 127;
-	if (WIFEXITED(st))
-		return WEXITSTATUS(st);
-	return 128 + WTERMSIG(st);
-}
-
 /* Is name in tracefs file (a function per line, maybe with " [mod]")? */
 static int traced_in(const char *file, const char *name)
 {

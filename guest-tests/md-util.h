@@ -79,7 +79,5 @@ void trace_diag(const char *name);
 
 /* fork() a child that runs fn(arg) and exits with its return value. */
 int spawn(int (*fn)(void *), void *arg);
-/* Wait for a spawned child; its exit status, or 128 + signal. */
-int reap(int pid);
 
 #endif

@@ -66,7 +66,7 @@ int main(void)
 {
 	const char *dev = env_or("STACK_SWAPDEV", "");
 	uint64_t seed = env_seed();
-	long long out0, in0, bytes, mismatch = -1;
+	long long mismatch = -1;
 	char path[128];
 	struct stat st;
 	struct ktap k;
@@ -78,18 +78,7 @@ int main(void)
 		ktap_result(&k, 0, "stack has a swap device");
 		return ktap_end(&k);
 	}
-	out0 = vmstat("pswpout");
-	in0 = vmstat("pswpin");
-	ok = !run_hog(seed, &bytes);
-	ktap_result(&k, ok, "memory hog's pages intact after coming back from %s", dev);
-	ktap_diag("pswpout +%lld, pswpin +%lld pages", vmstat("pswpout") - out0,
-		  vmstat("pswpin") - in0);
-	ktap_result(&k, vmstat("pswpout") > out0 && vmstat("pswpin") > in0,
-		    "pages went out to swap and came back");
-	ok = !swapoff(dev);
-	if (!ok)
-		ktap_diag("swapoff %s: %s", dev, strerror(errno));
-	ktap_result(&k, ok, "swapoff");
+	swap_round_trip(&k, seed, dev, 1);
 	md_attr(path, sizeof(path), dev, "sync_action");
 	if (stat(path, &st)) {
 		ktap_result(&k, 1, "md scrub # SKIP %s is not an md array", dev);

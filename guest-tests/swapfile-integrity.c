@@ -317,7 +317,7 @@ int main(void)
 {
 	static struct extent ext[MAX_EXTENTS];
 	uint64_t *before = NULL, *after = NULL;
-	long long nb = 0, na = 0, out0, in0, hogged;
+	long long nb = 0, na = 0;
 	struct ktap k;
 	char *buf;
 	int next = 0, ok;
@@ -346,19 +346,7 @@ int main(void)
 		  next, nb);
 	ktap_result(&k, ok, "baseline digest taken unmounted, swap file on");
 
-	out0 = vmstat("pswpout");
-	in0 = vmstat("pswpin");
-	ok = ok && !run_hog(seed, &hogged);
-	ktap_result(&k, ok, "memory hog's pages intact after coming back from swap");
-	ktap_diag("pswpout +%lld, pswpin +%lld pages", vmstat("pswpout") - out0,
-		  vmstat("pswpin") - in0);
-	ktap_result(&k, vmstat("pswpout") > out0 && vmstat("pswpin") > in0,
-		    "pages went out to swap and came back");
-
-	ok = !swapoff(swapfile);
-	if (!ok)
-		ktap_diag("swapoff: %s", strerror(errno));
-	ktap_result(&k, ok, "swapoff");
+	swap_round_trip(&k, seed, swapfile, ok);
 
 	drop_caches();
 	ktap_result(&k, buf && !verify_data(buf), "data files intact after swapoff and drop_caches");

@@ -7,19 +7,7 @@ cd "$root"
 out=build/check/faults
 rm -rf "$out"
 mkdir -p "$out"
-n=0 pass=0 fail=0
-
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		pass=$((pass + 1))
-		echo "ok $n - $2"
-	else
-		fail=$((fail + 1))
-		echo "not ok $n - $2"
-		[ -n "${3:-}" ] && sed 's/^/#   /' "$3" | tail -n 15
-	fi
-}
+. host/test/lib.sh
 
 # Our runs put disk images and initrds in a folder of their own, which
 # every QEMU of ours names on its command line.  Nothing of ours may

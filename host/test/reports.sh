@@ -5,18 +5,7 @@ set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 out=build/check
-n=0 pass=0 fail=0
-
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		pass=$((pass + 1))
-		echo "ok $n - $2"
-	else
-		fail=$((fail + 1))
-		echo "not ok $n - $2"
-	fi
-}
+. host/test/lib.sh
 
 xml=$out/raid10.xml json=$out/raid10.json
 xmllint --noout "$xml" 2>&1
