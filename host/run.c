@@ -360,7 +360,7 @@ static void count_line(void *ctx, const char *line)
  * KVM is used only if a guest under it reaches PID 1 and reports a
  * complete (empty) plan within a few seconds: /dev/kvm can exist and
  * still run guests far slower than TCG.  The verdict is cached per host
- * boot and kernel.
+ * boot.
  */
 const char *probe_accel(const struct kernel *k, const struct run_opts *o)
 {
@@ -380,7 +380,7 @@ const char *probe_accel(const struct kernel *k, const struct run_opts *o)
 	if (boot)
 		boot[strcspn(boot, "\n")] = 0;
 	free(want);
-	want = xasprintf("%s %s", boot ? boot : "?", k->key);
+	want = xasprintf("%s", boot ? boot : "?");
 	if (access("/dev/kvm", R_OK | W_OK))
 		goto out;
 	if (have && !strncmp(have, want, strlen(want))) {
