@@ -366,8 +366,7 @@ const char *probe_accel(const struct kernel *k, const struct run_opts *o)
 {
 	char *cache = xasprintf("%s/accel-probe", o->build);
 	char *boot = read_file("/proc/sys/kernel/random/boot_id", NULL);
-	char *want = xasprintf("%s %s", boot ? boot : "?", k->key);
-	char *have = read_file(cache, NULL);
+	char *want, *have = read_file(cache, NULL);
 	char *dir = xasprintf("%s/kvm-probe.%d", o->tmp, getpid());
 	const char *accel = "tcg";
 	struct guest_result gr;
@@ -379,8 +378,8 @@ const char *probe_accel(const struct kernel *k, const struct run_opts *o)
 
 	if (boot)
 		boot[strcspn(boot, "\n")] = 0;
-	free(want);
-	want = xasprintf("%s", boot ? boot : "?");
+	want = xstrdup(boot ? boot : "?");
+	have = read_file(cache, NULL);
 	if (access("/dev/kvm", R_OK | W_OK))
 		goto out;
 	if (have && !strncmp(have, want, strlen(want))) {
