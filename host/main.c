@@ -12,8 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "coverage.h"
@@ -47,6 +50,7 @@ static void usage(FILE *f)
 	      "              [--require-coverage] [--json FILE] [--junit FILE]\n"
 	      "              [--baseline [DIR]] [--bisect] [--config-fragment FILE]\n"
 	      "              [--shard K/N] [--repeat N] [--tap] [--build-only]\n"
+	      "              [--jobs N]\n"
 	      "\n"
 	      "Builds linux-source-6.1 with the patch series in DIR (default\n"
 	      "patches/base), boots each topology in QEMU and runs its tests.\n"
@@ -67,6 +71,8 @@ static void usage(FILE *f)
 	      "  --config-fragment  instead of guest-tests/kernel.config\n"
 	      "  --shard K/N a stable 1/N of the selected topologies (CI workers)\n"
 	      "  --repeat N  run each topology N times; per-test pass rates\n"
+	      "  --jobs N    guests at once (default: the number of cores), never\n"
+	      "              more than the host's available memory holds\n"
 	      "  --build-only  build (or find cached) the kernels and stop\n"
 	      "  --tap       end with the results as a KTAP document on stdout\n"
 	      "  --bisect    find the first patch of --series at which a test fails\n"
@@ -107,6 +113,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "repeat", required_argument, NULL, 'R' },
 		{ "tap", no_argument, NULL, 'P' },
 		{ "build-only", no_argument, NULL, 'O' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "junit", required_argument, NULL, 'U' },
 		{ "changed-functions", no_argument, NULL, 'F' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -116,7 +123,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 	char *end, junk;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "t:als:S:T:A:kvhE:CFJ:U:BXG:H:R:PO", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:als:S:T:A:kvhE:CFJ:U:BXG:H:R:POj:", lo, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			o->topologies = optarg;
@@ -156,6 +163,11 @@ static void parse_args(int argc, char **argv, struct options *o)
 			o->repeat = strtol(optarg, &end, 10);
 			if (*end || o->repeat < 1)
 				die("--repeat %s: want a count", optarg);
+			break;
+		case 'j':
+			o->jobs = strtol(optarg, &end, 10);
+			if (*end || o->jobs < 1 || o->jobs > 64)
+				die("--jobs %s: want 1 to 64", optarg);
 			break;
 		case 'O':
 			o->build_only = true;
@@ -602,6 +614,120 @@ struct ctx {
 	char *results;
 };
 
+static long long mem_available(void)
+{
+	char line[128];
+	long long kb = 0;
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "MemAvailable:", 13))
+			kb = atoll(line + 13);
+	if (f)
+		fclose(f);
+	return kb << 10;
+}
+
+struct worker {
+	pid_t pid;
+	int topo;
+	long long mem;
+};
+
+/* A worker is done: take its result, remove what a killed one left. */
+static void reap_worker(struct ctx *c, const struct kernel *k,
+			struct worker *w, struct series_report *sr,
+			const char *label)
+{
+	const struct topology *t = &c->topo[w->topo];
+	char *dir = xasprintf("%s/%s/%s", c->results, label, t->name);
+	char *res = xasprintf("%s/result.json", dir);
+	char *tmp = xasprintf("%s/%s.%d", c->ro.tmp, t->name, w->pid);
+	struct topo_result *r = &sr->res[w->topo];
+
+	rm_rf(tmp);
+	if (topo_result_load(res, r)) {
+		memset(r, 0, sizeof(*r));
+		r->name = xstrdup(t->name);
+		r->verdict = stop_requested ? "INTERRUPTED" : "FAIL";
+		r->dir = dir;
+		r->tests = xcalloc(1, sizeof(*r->tests));
+		r->tests[0] = (struct test_result){ .name = "guest",
+			.result = KTAP_FAIL,
+			.detail = "the worker running this topology died" };
+		r->ntests = r->nfailed = 1;
+	}
+	copy_config(k, dir);
+	add_hits(sr->cov, r);
+	free(res);
+	free(tmp);
+}
+
+/*
+ * --jobs N: up to N guests at once, each in a forked worker that writes
+ * its result to the results folder; a guest starts only while the sum of
+ * the running guests' memory stays under what the host has available.
+ */
+static bool run_parallel(struct ctx *c, const struct kernel *k,
+			 const char *label, struct series_report *sr)
+{
+	struct worker *w = xcalloc(c->o.jobs, sizeof(*w));
+	long long avail = mem_available() * 3 / 4, used = 0;
+	int next = 0, running = 0, i, st;
+
+	while ((next < c->n && !stop_requested) || running) {
+		const struct topology *t = next < c->n ? &c->topo[next] : NULL;
+
+		if (t && !stop_requested && running < c->o.jobs &&
+		    (!running || used + t->memory + (256LL << 20) <= avail)) {
+			for (i = 0; w[i].pid; i++)
+				;
+			c->ro.results = xasprintf("%s/%s/%s", c->results,
+						  label, t->name);
+			fflush(NULL);
+			w[i].pid = fork();
+			if (w[i].pid < 0)
+				die("fork: %s", strerror(errno));
+			if (!w[i].pid) {
+				struct topo_result r;
+				char *p = xasprintf("%s/result.json",
+						    c->ro.results);
+
+				/* A group of its own: a stop kills it there. */
+				setpgid(0, 0);
+				prctl(PR_SET_PDEATHSIG, SIGKILL);
+				run_topology(t, k, &c->ro, &r);
+				_exit(topo_result_save(&r, p) ? 1 : 0);
+			}
+			child_track(w[i].pid);
+			w[i].topo = next++;
+			w[i].mem = t->memory + (256LL << 20);
+			used += w[i].mem;
+			running++;
+			continue;
+		}
+		pid_t pid = wait(&st);
+
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid < 0)
+			break;
+		for (i = 0; i < c->o.jobs && w[i].pid != pid; i++)
+			;
+		if (i == c->o.jobs)
+			continue;
+		child_untrack(pid);
+		reap_worker(c, k, &w[i], sr, label);
+		used -= w[i].mem;
+		running--;
+		w[i].pid = 0;
+		sr->ntopo = c->n;
+	}
+	sr->ntopo = next;
+	free(w);
+	return !stop_requested;
+}
+
 /*
  * Build the kernel for a series (or its first prefix patches), then run
  * every topology on it.  Returns false when interrupted.
@@ -628,6 +754,8 @@ static bool run_series(struct ctx *c, const char *path, int prefix,
 	if (!c->ro.accel)
 		c->ro.accel = strcmp(c->o.accel, "auto") ? c->o.accel :
 			      probe_accel(&k, &c->ro);
+	if (c->o.jobs > 1)
+		return run_parallel(c, &k, label, sr);
 	for (i = 0; i < c->n && !stop_requested; i++) {
 		c->ro.results = xasprintf("%s/%s/%s", c->results, label,
 					  c->topo[i].name);
@@ -816,6 +944,7 @@ static struct ctx *setup(int argc, char **argv)
 
 	c->o = (struct options){ .accel = "auto", .seed = 1 };
 	c->o.root = abs_path(getenv("STACKTEST_ROOT") ? getenv("STACKTEST_ROOT") : ".");
+	c->o.jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	parse_args(argc, argv, &c->o);
 	c->o.build = xasprintf("%s/build", c->o.root);
 	c->ko.build = c->o.build;

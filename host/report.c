@@ -34,8 +34,13 @@ static json_object *test_json(const struct test_result *t)
 static json_object *topo_json(const struct topo_result *r)
 {
 	json_object *o = json_object_new_object(), *a = json_object_new_array();
+	json_object *cov = json_object_new_object();
 	int i;
 
+	for (i = 0; i < r->ncov; i++)
+		json_object_object_add(cov, r->cov[i].name,
+				       json_object_new_int64(r->cov[i].hits));
+	json_object_object_add(o, "calls", cov);
 	json_object_object_add(o, "topology", json_object_new_string(r->name));
 	json_object_object_add(o, "verdict", json_object_new_string(r->verdict));
 	json_object_object_add(o, "passed", json_object_new_int(r->npassed));
@@ -204,4 +209,81 @@ int report_junit(const struct run_report *r, const char *path)
 		unlink(tmp);
 	free(tmp);
 	return rc;
+}
+
+int topo_result_save(const struct topo_result *r, const char *path)
+{
+	json_object *o = topo_json(r);
+	const char *text = json_object_to_json_string(o);
+	int rc = write_file_atomic(path, text, strlen(text));
+
+	json_object_put(o);
+	return rc;
+}
+
+static char *jstr(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return xstrdup(json_object_object_get_ex(o, key, &v) ?
+		       json_object_get_string(v) : "");
+}
+
+static double jnum(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ?
+	       json_object_get_double(v) : 0;
+}
+
+static enum ktap_result result_of(const char *s)
+{
+	return !strcmp(s, "pass") ? KTAP_PASS : !strcmp(s, "skip") ?
+	       KTAP_SKIP : KTAP_FAIL;
+}
+
+int topo_result_load(const char *path, struct topo_result *r)
+{
+	json_object *o = json_object_from_file(path), *a, *cov;
+	size_t i;
+
+	memset(r, 0, sizeof(*r));
+	if (!o)
+		return -1;
+	r->name = jstr(o, "topology");
+	r->verdict = jstr(o, "verdict");
+	r->npassed = jnum(o, "passed");
+	r->nfailed = jnum(o, "failed");
+	r->wall = jnum(o, "wall_s");
+	r->uptime = jnum(o, "uptime_at_init_s");
+	r->first_ktap = jnum(o, "boot_to_first_ktap_s");
+	r->dir = jstr(o, "results_dir");
+	if (json_object_object_get_ex(o, "tests", &a)) {
+		r->ntests = json_object_array_length(a);
+		r->tests = xcalloc(r->ntests, sizeof(*r->tests));
+		for (i = 0; i < (size_t)r->ntests; i++) {
+			json_object *t = json_object_array_get_idx(a, i);
+			char *res = jstr(t, "result");
+
+			r->tests[i].name = jstr(t, "name");
+			r->tests[i].result = result_of(res);
+			r->tests[i].duration = jnum(t, "duration_s");
+			r->tests[i].detail = jstr(t, "detail");
+			r->nskipped += r->tests[i].result == KTAP_SKIP;
+			free(res);
+		}
+	}
+	if (json_object_object_get_ex(o, "calls", &cov)) {
+		json_object_object_foreach(cov, key, val) {
+			struct cov_hit *h;
+
+			r->cov = xrealloc(r->cov, (r->ncov + 1) * sizeof(*h));
+			h = &r->cov[r->ncov++];
+			snprintf(h->name, sizeof(h->name), "%s", key);
+			h->hits = json_object_get_int64(val);
+		}
+	}
+	json_object_put(o);
+	return 0;
 }

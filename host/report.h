@@ -28,5 +28,8 @@ struct run_report {
 /* JSON (json-c) and JUnit XML (libxml2); both written atomically. */
 int report_json(const struct run_report *r, const char *path);
 int report_junit(const struct run_report *r, const char *path);
+/* One topology's result to a file and back (--jobs workers use it). */
+int topo_result_save(const struct topo_result *r, const char *path);
+int topo_result_load(const char *path, struct topo_result *r);
 
 #endif
