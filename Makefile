@@ -18,9 +18,9 @@ GUEST_BINS := $(B)/guest/bin/init $(addprefix $(B)/guest/bin/,$(TESTS))
 GUEST_TOOLS := mdadm dmsetup lvm mkfs.ext4 e2fsck debugfs mkswap
 INITRAMFS := $(B)/guest/initramfs.cpio.gz
 
-all: $(B)/bin/runner $(B)/bin/unit-tests $(INITRAMFS)
+all: $(B)/bin/runner $(B)/bin/unit-tests $(B)/bin/dmz-tests $(INITRAMFS)
 
-$(B)/obj/%.o: %.c $(wildcard host/*.h) stacks/spec.h
+$(B)/obj/%.o: %.c $(wildcard host/*.h) stacks/spec.h stacks/dmz-format.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(HOST_CFLAGS) -c -o $@ $<
 
@@ -31,6 +31,11 @@ $(B)/bin/runner: $(HOST_OBJS) $(B)/obj/host/main.o
 $(B)/bin/unit-tests: $(HOST_OBJS) $(B)/obj/host/test/unit.o
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(HOST_LIBS)
+
+# The dm-zoned formatter, tested on image files (host/test/dmz.c).
+$(B)/bin/dmz-tests: $(B)/obj/host/test/dmz.o $(B)/obj/stacks/dmz-format.o
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^
 
 $(B)/guest/bin/init: guest-tests/init.c $(STACKS) $(GUEST_LIB) $(GUEST_HDRS)
 	@mkdir -p $(dir $@)

@@ -27,6 +27,7 @@ step() {
 }
 
 step unit build/bin/unit-tests
+step dmz build/bin/dmz-tests
 step raid10 ./runner --topology raid10 --junit build/check/raid10.xml \
 	--json build/check/raid10.json
 step reports host/test/reports.sh
