@@ -31,7 +31,8 @@ static void cov_add(struct cov *c, const char *name, const char *file,
 		return;
 	f = cov_find(c, name);
 	if (f) {
-		f->removed &= removed;
+		/* Patches come in series order: the last word stands. */
+		f->removed = removed;
 		return;
 	}
 	c->fn = xrealloc(c->fn, (c->n + 1) * sizeof(*f));
