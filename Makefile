@@ -15,7 +15,7 @@ TESTS := data-integrity swapfile-integrity swapdev-integrity selftest-hang \
 	md-writebehind md-rebuild-reshape fsync-storm
 GUEST_BINS := $(B)/guest/bin/init $(addprefix $(B)/guest/bin/,$(TESTS))
 # Host tools copied into the guest, with their libraries.
-GUEST_TOOLS := mdadm dmsetup lvm mkfs.ext4 e2fsck debugfs mkswap
+GUEST_TOOLS := mdadm dmsetup lvm mkfs.ext4 e2fsck debugfs mkswap mkfs.xfs xfs_repair
 INITRAMFS := $(B)/guest/initramfs.cpio.gz
 
 all: $(B)/bin/runner $(B)/bin/unit-tests $(B)/bin/dmz-tests $(INITRAMFS)
@@ -33,9 +33,9 @@ $(B)/bin/unit-tests: $(HOST_OBJS) $(B)/obj/host/test/unit.o
 	$(CC) -o $@ $^ $(HOST_LIBS)
 
 # The dm-zoned formatter, tested on image files (host/test/dmz.c).
-$(B)/bin/dmz-tests: $(B)/obj/host/test/dmz.o $(B)/obj/stacks/dmz-format.o
+$(B)/bin/dmz-tests: $(B)/obj/host/test/dmz.o $(B)/obj/stacks/dmz-format.o $(HOST_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $^
+	$(CC) -o $@ $^ $(HOST_LIBS)
 
 $(B)/guest/bin/init: guest-tests/init.c $(STACKS) $(GUEST_LIB) $(GUEST_HDRS)
 	@mkdir -p $(dir $@)

@@ -55,3 +55,29 @@ static int ext4_teardown(struct stack *s, const struct layer *l, char *msg,
 }
 
 const struct layer_ops ext4_ops = { "ext4", ext4_build, ext4_teardown };
+
+static int xfs_build(struct stack *s, const struct layer *l, char *msg,
+		     size_t len)
+{
+	const char *argv[] = { "mkfs.xfs", "-f", "-q", s->top, NULL };
+
+	if (stack_lower(s, s->top, sizeof(s->top), msg, len))
+		return -1;
+	if (run(argv)) {
+		snprintf(msg, len, "mkfs.xfs %s failed", s->top);
+		return -1;
+	}
+	mkdir(MNT, 0755);
+	if (mount_fs(s->top, MNT, "xfs", 0)) {
+		snprintf(msg, len, "mount %s: %s", s->top, strerror(errno));
+		return -1;
+	}
+	snprintf(s->fsdev, sizeof(s->fsdev), "%s", s->top);
+	snprintf(s->fstype, sizeof(s->fstype), "xfs");
+	snprintf(s->mnt, sizeof(s->mnt), MNT);
+	snprintf(msg, len, "xfs on %s at %s", s->top, MNT);
+	return 0;
+}
+
+/* Unmounting is the same for every filesystem. */
+const struct layer_ops xfs_ops = { "xfs", xfs_build, ext4_teardown };

@@ -35,6 +35,9 @@ static const struct kind_spec kinds[] = {
 	} },
 	{ "dm-crypt", "dm-crypt aes-xts-plain64 with a fixed test key (dmsetup)",
 	  { { NULL } } },
+	{ "dm-zoned", "dm-zoned v2 over a regular cache disk and a zoned disk, formatted by stacks/dmz-format.c (dmsetup)", {
+		{ "reserved", 'n', NULL },
+	} },
 	{ "lvm", "LVM volume group over disks with one linear LV (lvm2)", {
 		{ "devices", 'n', NULL },
 	} },
@@ -45,6 +48,7 @@ static const struct kind_spec kinds[] = {
 		{ "size", 's', NULL },
 	} },
 	{ "ext4", "ext4 made with mkfs.ext4 -b 4096, mounted", { { NULL } } },
+	{ "xfs", "xfs made with mkfs.xfs, mounted", { { NULL } } },
 	{ "swapfile", "swap file written (not sparse) on the filesystem", {
 		{ "size", 's', NULL },
 	} },

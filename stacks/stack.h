@@ -32,8 +32,12 @@ struct layer_ops {
 			size_t len);
 };
 
-extern const struct layer_ops md_ops, ext4_ops, swapfile_ops, swapdev_ops,
-	dm_linear_ops, dm_crypt_ops, lvm_ops, brd_ops, zram_ops;
+extern const struct layer_ops md_ops, ext4_ops, xfs_ops, swapfile_ops, swapdev_ops,
+	dm_linear_ops, dm_crypt_ops, lvm_ops, brd_ops, zram_ops, dm_zoned_ops;
+/* dmsetup create NAME from TABLE (the node becomes the top); remove. */
+int dm_create(struct stack *s, const char *name, const char *table,
+	      char *msg, size_t len);
+int dm_remove(const char *name, char *msg, size_t len);
 const struct layer_ops *stack_ops(const char *kind);
 /* Export the stack to tests as STACK_TOP, STACK_FSDEV, STACK_MNT, ... */
 void stack_export(const struct stack *s);
