@@ -23,7 +23,7 @@
 
 static char **qemu_argv(const struct guest *g)
 {
-	char **av = xcalloc(40 + 2 * g->ndisks, sizeof(char *));
+	char **av = xcalloc(40 + 6 * g->ndisks, sizeof(char *));
 	int i, n = 0;
 
 	av[n++] = "qemu-system-x86_64";
@@ -54,10 +54,25 @@ static char **qemu_argv(const struct guest *g)
 	av[n++] = xasprintf("file,id=ktap,path=/dev/fd/%d", KTAP_FD);
 	av[n++] = "-device";
 	av[n++] = "virtserialport,bus=vs.0,chardev=ktap,name=ktap";
-	for (i = 0; i < g->ndisks; i++) {
+	for (i = 0; i < g->ndisks - g->nzoned; i++) {
 		av[n++] = "-drive";
 		av[n++] = xasprintf("file=%s,format=raw,if=virtio,cache=unsafe",
 				    g->disks[i]);
+	}
+	/* Zoned namespaces: one NVMe controller each, 16M zones, full capacity. */
+	for (; i < g->ndisks; i++) {
+		int z = i - (g->ndisks - g->nzoned);
+
+		av[n++] = "-device";
+		/* Slot 0x11+z: INTx off the virtio disks' lines (piix). */
+		av[n++] = xasprintf("nvme,id=nvme%d,serial=zns%d,addr=0x%x", z, z,
+				    0x11 + 4 * z);
+		av[n++] = "-drive";
+		av[n++] = xasprintf("file=%s,id=zns%d,format=raw,if=none,cache=unsafe",
+				    g->disks[i], z);
+		av[n++] = "-device";
+		av[n++] = xasprintf("nvme-ns,drive=zns%d,bus=nvme%d,nsid=1,zoned=on,"
+				    "zoned.zone_size=16M,zoned.zone_capacity=16M", z, z);
 	}
 	av[n] = NULL;
 	return av;

@@ -10,6 +10,7 @@ struct guest {
 	int smp;
 	int ndisks;
 	char **disks;
+	int nzoned;		/* the last nzoned disks are NVMe ZNS */
 	const char *console_log, *ktap_log, *qemu_log;
 	int timeout;		/* seconds */
 };

@@ -20,7 +20,8 @@ struct parse_state {
 };
 
 enum {
-	K_DESC, K_MEM, K_NODES, K_TIMEOUT, K_COUNT, K_SIZE, K_BUS,
+	K_DESC, K_MEM, K_NODES, K_TIMEOUT, K_COUNT, K_SIZE, K_BUS, K_ZONED,
+	K_ZONED_SIZE,
 };
 
 static int __attribute__((format(printf, 2, 3)))
@@ -106,6 +107,17 @@ static int disks_key(struct parse_state *ps, const char *k, const char *v)
 		if (strcmp(v, "virtio"))
 			return fail(ps, "bus = %s: only virtio is supported", v);
 		snprintf(t->bus, sizeof(t->bus), "%s", v);
+	} else if (!strcmp(k, "zoned")) {
+		if (!once(ps, K_ZONED, k))
+			return 0;
+		if (parse_count(v, 0, 4, &t->nzoned))
+			return fail(ps, "zoned = %s: want 0 to 4 zoned NVMe namespaces", v);
+	} else if (!strcmp(k, "zoned-size")) {
+		if (!once(ps, K_ZONED_SIZE, k))
+			return 0;
+		t->zoned_size = parse_size(v);
+		if (t->zoned_size < (48 << 20) || t->zoned_size % (16 << 20))
+			return fail(ps, "zoned-size = %s: want a multiple of the 16M zone size, at least 48M", v);
 	} else {
 		return fail(ps, "unknown key '%s' in [disks]", k);
 	}
@@ -178,6 +190,8 @@ static const char *missing_field(const struct topology *t)
 		return "[topology] memory";
 	if (t->ndisks && !t->disk_size)
 		return "[disks] size";
+	if (t->nzoned && !t->zoned_size && !t->disk_size)
+		return "[disks] zoned-size";
 	if (!t->ntests)
 		return "[tests] test";
 	return NULL;
@@ -208,6 +222,18 @@ int topo_load(const char *path, struct topology *t, char *err, size_t errlen)
 	miss = missing_field(t);
 	if (miss) {
 		snprintf(err, errlen, "%s: missing field %s", path, miss);
+		return -1;
+	}
+	if (t->nzoned && !t->zoned_size) {
+		t->zoned_size = t->disk_size;
+		if (t->zoned_size < (48 << 20) || t->zoned_size % (16 << 20)) {
+			snprintf(err, errlen, "%s: [disks] size %lld MiB cannot be a zoned namespace (16M zones, at least 3): give zoned-size",
+				 path, t->zoned_size >> 20);
+			return -1;
+		}
+	}
+	if (t->ndisks + t->nzoned > 16) {
+		snprintf(err, errlen, "%s: more than 16 disks with the zoned ones", path);
 		return -1;
 	}
 	return 0;

@@ -17,6 +17,8 @@ struct topology {
 	int ndisks;
 	long long disk_size;	/* bytes */
 	char bus[16];
+	int nzoned;		/* NVMe zoned namespaces after the disks */
+	long long zoned_size;	/* bytes each; 16M zones */
 	int nlayers;
 	struct layer layers[TOPO_MAX_LAYERS];
 	char *layer_text[TOPO_MAX_LAYERS];

@@ -32,8 +32,8 @@ long long dev_sectors(const char *dev)
 }
 
 /* dmsetup create NAME TABLE_FILE; the node is /dev/mapper/NAME. */
-static int dm_create(struct stack *s, const char *name, const char *table,
-		     char *msg, size_t len)
+int dm_create(struct stack *s, const char *name, const char *table,
+	      char *msg, size_t len)
 {
 	char path[64], node[64];
 	const char *argv[] = { "dmsetup", "create", "--noudevsync", name, path,
@@ -63,7 +63,7 @@ static int dm_create(struct stack *s, const char *name, const char *table,
 	return 0;
 }
 
-static int dm_remove(const char *name, char *msg, size_t len)
+int dm_remove(const char *name, char *msg, size_t len)
 {
 	const char *argv[] = { "dmsetup", "remove", "--noudevsync", name, NULL };
 

@@ -294,9 +294,11 @@ int dmz_format_devices(const char *cache, const char *zoned,
 		struct blk_zone_report r;
 		struct blk_zone z;
 	} rep;
+	uint32_t want = g->want_reserved_seq;
 	int cfd, zfd, ret = -1;
 
 	memset(g, 0, sizeof(*g));
+	g->want_reserved_seq = want;
 	cfd = open(cache, O_RDWR | O_DIRECT | O_CLOEXEC);
 	if (cfd < 0) {
 		snprintf(err, len, "dm-zoned: cannot open %s: %s", cache,

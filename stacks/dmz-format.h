@@ -88,7 +88,10 @@ int dmz_sb_crc_ok(const void *block);
  */
 int dmz_format(int cache_fd, int zoned_fd, struct dmz_geom *g,
 	       const char *label, char *err, size_t len);
-/* The same on two device paths, geometry read from the devices. */
+/*
+ * The same on two device paths, geometry read from the devices; only
+ * g->want_reserved_seq is an input.
+ */
 int dmz_format_devices(const char *cache, const char *zoned,
 		       const char *label, struct dmz_geom *g, char *err,
 		       size_t len);

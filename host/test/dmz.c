@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../../stacks/dmz-format.h"
+#include "../topo.h"
 
 static int passed, failed;
 
@@ -253,8 +254,58 @@ static void test_format_images(void)
 	unlink(zpath);
 }
 
+static void topo_text(const char *text, struct topology *t, char *err,
+		      size_t len)
+{
+	char path[] = "/tmp/dmz-topo-XXXXXX";
+	int fd = mkstemp(path);
+
+	if (fd < 0 || write(fd, text, strlen(text)) < 0)
+		snprintf(err, len, "cannot write %s", path);
+	else if (topo_load(path, t, err, len))
+		;
+	else
+		err[0] = 0;
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+}
+
+static void test_topology(void)
+{
+	struct topology t;
+	char err[512] = "";
+	const char *head = "[topology]\ndescription = x\nmemory = 192M\n"
+			   "[tests]\ntest = data-integrity\n[disks]\n";
+	char buf[512];
+
+	CHECK(!topo_load("topologies/dm-zoned.ini", &t, err, sizeof(err)) &&
+	      t.ndisks == 1 && t.nzoned == 1 && t.zoned_size == 256 << 20 &&
+	      t.nlayers == 3 && !strcmp(t.layers[0].kind, "dm-zoned"),
+	      "topologies/dm-zoned.ini: 1 virtio + 1 zoned of 256M, dm-zoned layer %s",
+	      err);
+	topo_free(&t);
+	snprintf(buf, sizeof(buf), "%scount = 1\nsize = 64M\nzoned = 2\n", head);
+	topo_text(buf, &t, err, sizeof(err));
+	CHECK(!err[0] && t.nzoned == 2 && t.zoned_size == 64 << 20,
+	      "zoned-size defaults to size (%s)", err);
+	topo_free(&t);
+	snprintf(buf, sizeof(buf), "%scount = 1\nsize = 40M\nzoned = 1\n", head);
+	topo_text(buf, &t, err, sizeof(err));
+	CHECK(strstr(err, "give zoned-size"), "a 40M size cannot be zoned: %s",
+	      err);
+	snprintf(buf, sizeof(buf), "%scount = 1\nsize = 64M\nzoned = 1\nzoned-size = 40M\n", head);
+	topo_text(buf, &t, err, sizeof(err));
+	CHECK(strstr(err, ":10: zoned-size = 40M: want a multiple"),
+	      "zoned-size not a multiple of 16M names file:line: %s", err);
+	snprintf(buf, sizeof(buf), "%szoned = 5\n", head);
+	topo_text(buf, &t, err, sizeof(err));
+	CHECK(strstr(err, "want 0 to 4 zoned"), "zoned = 5 refused: %s", err);
+}
+
 int main(void)
 {
+	test_topology();
 	test_layout();
 	test_crc();
 	test_bad_geometry();

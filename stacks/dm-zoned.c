@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dm-zoned (metadata v2) over two free disks: a regular one, which holds
+ * the metadata and serves as cache, then a zoned one (an NVMe ZNS
+ * namespace, [disks] zoned = N).  Formatted by our own dmz-format.c, then
+ * "0 SIZE zoned REGULAR ZONED" (dm-zoned-target.c dmz_ctr).  The target
+ * loading at all is the proof the kernel accepted the metadata; its status
+ * ("Z zones U/C cache R/r random S/s sequential") is reported at build and
+ * again at teardown: sequential zones mapped by then were filled by
+ * reclaim, since new chunks are mapped to cache zones first.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dmz-format.h"
+#include "stack.h"
+#include "../guest-tests/guest.h"
+
+static int zoned_model(const char *dev, char *model, size_t len)
+{
+	const char *base = strrchr(dev, '/');
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/zoned",
+		 base ? base + 1 : dev);
+	snprintf(model, len, "unknown");
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fgets(model, len, f))
+		model[strcspn(model, "\n")] = 0;
+	fclose(f);
+	return strcmp(model, "none") != 0;
+}
+
+static void status(char *out, size_t len)
+{
+	const char *argv[] = { "dmsetup", "status", "dmz0", NULL };
+
+	out[0] = 0;
+	if (run_out(argv, out, len))
+		snprintf(out, len, "(dmsetup status failed)");
+	out[strcspn(out, "\n")] = 0;
+	fprintf(stderr, "dm-zoned status: %s\n", out);
+}
+
+static int zoned_build(struct stack *s, const struct layer *l, char *msg,
+		       size_t len)
+{
+	const char *cache, *zoned;
+	char cm[32], zm[32], table[256], st[160];
+	struct dmz_geom g;
+
+	if (s->top[0] || s->ndisks - s->next_disk < 2) {
+		snprintf(msg, len, "dm-zoned goes on two free disks (regular, then zoned)");
+		return -1;
+	}
+	cache = s->disks[s->next_disk];
+	zoned = s->disks[s->next_disk + 1];
+	if (wait_path(zoned, 10)) {
+		snprintf(msg, len, "%s did not appear", zoned);
+		return -1;
+	}
+	if (zoned_model(cache, cm, sizeof(cm)) != 0 ||
+	    zoned_model(zoned, zm, sizeof(zm)) != 1) {
+		snprintf(msg, len, "dm-zoned wants a regular disk then a zoned one: %s is %s, %s is %s",
+			 cache, cm, zoned, zm);
+		return -1;
+	}
+	memset(&g, 0, sizeof(g));
+	g.want_reserved_seq = atoi(layer_get(l, "reserved", "0"));
+	if (dmz_format_devices(cache, zoned, "dmz-test", &g, msg, len))
+		return -1;
+	fprintf(stderr, "dmz-format: %s + %s (%s): %u+%u zones of %llu MiB, %u meta zones x2 (%u blocks: 1 sb, %u map, %u bitmap), %u reserved seq, %u chunks\n",
+		cache, zoned, zm, g.nr_cache_zones, g.nr_zoned_zones,
+		(unsigned long long)g.zone_sectors >> 11, g.nr_meta_zones,
+		g.nr_meta_blocks, g.nr_map_blocks, g.nr_bitmap_blocks,
+		g.nr_reserved_seq, g.nr_chunks);
+	snprintf(table, sizeof(table), "0 %llu zoned %s %s\n",
+		 (unsigned long long)g.target_sectors, cache, zoned);
+	if (dm_create(s, "dmz0", table, msg, len))
+		return -1;
+	s->next_disk += 2;
+	status(st, sizeof(st));
+	snprintf(msg, len, "%s: dm-zoned %s + %s (%s), %u chunks = %llu MiB; status: %s",
+		 s->top, cache, zoned, zm, g.nr_chunks,
+		 (unsigned long long)g.target_sectors >> 11, st);
+	return 0;
+}
+
+static int zoned_teardown(struct stack *s, const struct layer *l, char *msg,
+			  size_t len)
+{
+	unsigned int uc, c, ur, r, us, sq;
+	char st[160], *p;
+
+	status(st, sizeof(st));
+	if (dm_remove("dmz0", msg, len))
+		return -1;
+	p = strstr(st, "zones ");
+	if (p && sscanf(p, "zones %u/%u cache %u/%u random %u/%u sequential",
+			&uc, &c, &ur, &r, &us, &sq) == 6)
+		/* New chunks go to cache zones: a mapped sequential zone was
+		 * filled by reclaim. */
+		snprintf(msg, len, "dmz0 removed; before: %u/%u cache zones in use, %u/%u sequential zones mapped (%s); status: %s",
+			 c - uc, c, sq - us, sq,
+			 sq > us ? "reclaim ran" : "reclaim never ran", st);
+	else
+		snprintf(msg, len, "dmz0 removed; status before: %s", st);
+	return 0;
+}
+
+const struct layer_ops dm_zoned_ops = {
+	"dm-zoned", zoned_build, zoned_teardown
+};
