@@ -3,10 +3,13 @@
 # (with the shared libraries ldd names) and our static programs.
 # usage: mkinitramfs.sh OUT.cpio.gz STAGING_DIR GUEST_BIN_DIR TOOL...
 set -eu
-out=$1 stage=$2 bindir=$3
+# A staging folder of this invocation's own: two makes at once (two
+# runners started together) must not build into each other's tree.
+out=$1 stage=$2.$$ bindir=$3
 here=$(cd "$(dirname "$0")" && pwd)
 shift 3
 
+trap 'rm -rf "$stage" "$out.tmp.$$"' EXIT
 rm -rf "$stage"
 mkdir -p "$stage"
 cd "$stage"
@@ -52,5 +55,5 @@ for prog in "$bindir"/*; do
 	[ "$(basename "$prog")" = init ] || cp "$prog" usr/bin/
 done
 
-find . -mindepth 1 | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0 --reproducible | gzip -n -6 > "$out.tmp"
-mv "$out.tmp" "$out"
+find . -mindepth 1 | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0 --reproducible | gzip -n -6 > "$out.tmp.$$"
+mv "$out.tmp.$$" "$out"
