@@ -64,7 +64,11 @@ static char **qemu_argv(const struct guest *g)
 		int z = i - (g->ndisks - g->nzoned);
 
 		av[n++] = "-device";
-		/* Slot 0x11+z: INTx off the virtio disks' lines (piix). */
+		/*
+		 * No CONFIG_PCI_MSI: NVMe interrupts by INTx.  Slot 0x11+4z
+		 * routes to IRQ 10 on piix (link A), off the line of the
+		 * first virtio disks (slots 3, 4: IRQ 11).
+		 */
 		av[n++] = xasprintf("nvme,id=nvme%d,serial=zns%d,addr=0x%x", z, z,
 				    0x11 + 4 * z);
 		av[n++] = "-drive";

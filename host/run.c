@@ -284,14 +284,6 @@ static char *cmdline(const struct topology *t)
 			sb_printf(&sb, " brd.rd_nr=1 brd.rd_size=%lld",
 				  parse_size(layer_get(&t->layers[i], "size",
 						       "256M")) >> 10);
-	/*
-	 * Without CONFIG_PCI_MSI the NVMe controller interrupts by INTx,
-	 * which QEMU 7.2 can leave asserted while the queues are empty
-	 * (shadow doorbells); the spurious-IRQ detector then disables the
-	 * line, shared with a virtio disk, and every disk on it hangs.
-	 */
-	if (t->nzoned)
-		sb_printf(&sb, " noirqdebug");
 	return sb.buf;
 }
 

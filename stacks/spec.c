@@ -37,6 +37,7 @@ static const struct kind_spec kinds[] = {
 	  { { NULL } } },
 	{ "dm-zoned", "dm-zoned v2 over a regular cache disk and a zoned disk, formatted by stacks/dmz-format.c (dmsetup)", {
 		{ "reserved", 'n', NULL },
+		{ "probe", 'e', "bad-primary" },
 	} },
 	{ "lvm", "LVM volume group over disks with one linear LV (lvm2)", {
 		{ "devices", 'n', NULL },
