@@ -636,7 +636,7 @@ struct worker {
 
 /* A worker is done: take its result, remove what a killed one left. */
 static void reap_worker(struct ctx *c, const struct kernel *k,
-			struct worker *w, struct series_report *sr,
+			struct worker *w, int status, struct series_report *sr,
 			const char *label)
 {
 	const struct topology *t = &c->topo[w->topo];
@@ -654,7 +654,10 @@ static void reap_worker(struct ctx *c, const struct kernel *k,
 		r->tests = xcalloc(1, sizeof(*r->tests));
 		r->tests[0] = (struct test_result){ .name = "guest",
 			.result = KTAP_FAIL,
-			.detail = "the worker running this topology died" };
+			.detail = xasprintf("the worker running this topology ended with %s %d before writing its result; its error is above",
+					    WIFSIGNALED(status) ? "signal" : "status",
+					    WIFSIGNALED(status) ? WTERMSIG(status) :
+					    WEXITSTATUS(status)) };
 		r->ntests = r->nfailed = 1;
 	}
 	copy_config(k, dir);
@@ -717,7 +720,7 @@ static bool run_parallel(struct ctx *c, const struct kernel *k,
 		if (i == c->o.jobs)
 			continue;
 		child_untrack(pid);
-		reap_worker(c, k, &w[i], sr, label);
+		reap_worker(c, k, &w[i], st, sr, label);
 		used -= w[i].mem;
 		running--;
 		w[i].pid = 0;
@@ -754,7 +757,7 @@ static bool run_series(struct ctx *c, const char *path, int prefix,
 	if (!c->ro.accel)
 		c->ro.accel = strcmp(c->o.accel, "auto") ? c->o.accel :
 			      probe_accel(&k, &c->ro);
-	if (c->o.jobs > 1)
+	if (c->o.jobs > 1 && c->n > 1)
 		return run_parallel(c, &k, label, sr);
 	for (i = 0; i < c->n && !stop_requested; i++) {
 		c->ro.results = xasprintf("%s/%s/%s", c->results, label,
