@@ -20,7 +20,7 @@ INITRAMFS := $(B)/guest/initramfs.cpio.gz
 
 all: $(B)/bin/runner $(B)/bin/unit-tests $(B)/bin/dmz-tests $(INITRAMFS)
 
-$(B)/obj/%.o: %.c $(wildcard host/*.h) stacks/spec.h stacks/dmz-format.h
+$(B)/obj/%.o: %.c $(wildcard host/*.h host/test/*.h stacks/*.h) stacks/dmz-format.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(HOST_CFLAGS) -c -o $@ $<
 

@@ -11,6 +11,38 @@
 
 #define MNT "/mnt/stack"
 
+/* mkfs.TYPE OPTS... DEV on the device below, then mount it at MNT. */
+static int make_fs(struct stack *s, const char *type,
+		   const char *const *opts, char *msg, size_t len)
+{
+	const char *argv[16];
+	char mkfs[32];
+	int a = 0;
+
+	if (stack_lower(s, s->top, sizeof(s->top), msg, len))
+		return -1;
+	snprintf(mkfs, sizeof(mkfs), "mkfs.%s", type);
+	argv[a++] = mkfs;
+	while (*opts && a < 14)
+		argv[a++] = *opts++;
+	argv[a++] = s->top;
+	argv[a] = NULL;
+	if (run(argv)) {
+		snprintf(msg, len, "%s %s failed", mkfs, s->top);
+		return -1;
+	}
+	mkdir(MNT, 0755);
+	if (mount_fs(s->top, MNT, type, 0)) {
+		snprintf(msg, len, "mount %s: %s", s->top, strerror(errno));
+		return -1;
+	}
+	snprintf(s->fsdev, sizeof(s->fsdev), "%s", s->top);
+	snprintf(s->fstype, sizeof(s->fstype), "%s", type);
+	snprintf(s->mnt, sizeof(s->mnt), MNT);
+	snprintf(msg, len, "%s on %s at %s", type, s->top, MNT);
+	return 0;
+}
+
 static int ext4_build(struct stack *s, const struct layer *l, char *msg,
 		      size_t len)
 {
@@ -19,26 +51,12 @@ static int ext4_build(struct stack *s, const struct layer *l, char *msg,
 	 * "small" filesystem); inode tables and journal initialised now, so
 	 * no lazyinit thread writes behind the tests' backs.
 	 */
-	const char *argv[] = { "mkfs.ext4", "-F", "-q", "-b", "4096", "-E",
-			       "lazy_itable_init=0,lazy_journal_init=0",
-			       s->top, NULL };
+	static const char *const opts[] = {
+		"-F", "-q", "-b", "4096", "-E",
+		"lazy_itable_init=0,lazy_journal_init=0", NULL,
+	};
 
-	if (stack_lower(s, s->top, sizeof(s->top), msg, len))
-		return -1;
-	if (run(argv)) {
-		snprintf(msg, len, "mkfs.ext4 %s failed", s->top);
-		return -1;
-	}
-	mkdir(MNT, 0755);
-	if (mount_fs(s->top, MNT, "ext4", 0)) {
-		snprintf(msg, len, "mount %s: %s", s->top, strerror(errno));
-		return -1;
-	}
-	snprintf(s->fsdev, sizeof(s->fsdev), "%s", s->top);
-	snprintf(s->fstype, sizeof(s->fstype), "ext4");
-	snprintf(s->mnt, sizeof(s->mnt), MNT);
-	snprintf(msg, len, "ext4 on %s at %s", s->top, MNT);
-	return 0;
+	return make_fs(s, "ext4", opts, msg, len);
 }
 
 static int ext4_teardown(struct stack *s, const struct layer *l, char *msg,
@@ -59,24 +77,9 @@ const struct layer_ops ext4_ops = { "ext4", ext4_build, ext4_teardown };
 static int xfs_build(struct stack *s, const struct layer *l, char *msg,
 		     size_t len)
 {
-	const char *argv[] = { "mkfs.xfs", "-f", "-q", s->top, NULL };
+	static const char *const opts[] = { "-f", "-q", NULL };
 
-	if (stack_lower(s, s->top, sizeof(s->top), msg, len))
-		return -1;
-	if (run(argv)) {
-		snprintf(msg, len, "mkfs.xfs %s failed", s->top);
-		return -1;
-	}
-	mkdir(MNT, 0755);
-	if (mount_fs(s->top, MNT, "xfs", 0)) {
-		snprintf(msg, len, "mount %s: %s", s->top, strerror(errno));
-		return -1;
-	}
-	snprintf(s->fsdev, sizeof(s->fsdev), "%s", s->top);
-	snprintf(s->fstype, sizeof(s->fstype), "xfs");
-	snprintf(s->mnt, sizeof(s->mnt), MNT);
-	snprintf(msg, len, "xfs on %s at %s", s->top, MNT);
-	return 0;
+	return make_fs(s, "xfs", opts, msg, len);
 }
 
 /* Unmounting is the same for every filesystem. */

@@ -19,27 +19,7 @@
 #include "../../stacks/dmz-format.h"
 #include "../topo.h"
 
-static int passed, failed;
-
-#define CHECK(cond, ...) check(!!(cond), #cond, __VA_ARGS__)
-
-static void __attribute__((format(printf, 3, 4)))
-check(int ok, const char *expr, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s ", ok ? "ok  " : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	if (!ok)
-		printf("   [%s]", expr);
-	printf("\n");
-	if (ok)
-		passed++;
-	else
-		failed++;
-}
+#include "check.h"
 
 #define MIB (2048ull)	/* sectors */
 
