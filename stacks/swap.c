@@ -37,11 +37,37 @@ static int write_zeros(const char *path, long long size)
 	return close(fd);
 }
 
+/* mkswap and swapon, for a swap file and a swap device alike. */
+static int swap_start(const char *path, char *msg, size_t len)
+{
+	const char *argv[] = { "mkswap", path, NULL };
+
+	if (run(argv)) {
+		snprintf(msg, len, "mkswap %s failed", path);
+		return -1;
+	}
+	if (swapon(path, 0)) {
+		snprintf(msg, len, "swapon %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int swap_stop(const char *path, char *msg, size_t len)
+{
+	/* A test may have left it off; EINVAL then means "not active". */
+	if (swapoff(path) && errno != EINVAL) {
+		snprintf(msg, len, "swapoff %s: %s", path, strerror(errno));
+		return -1;
+	}
+	snprintf(msg, len, "%s off", path);
+	return 0;
+}
+
 static int swapfile_build(struct stack *s, const struct layer *l, char *msg,
 			  size_t len)
 {
 	long long size = parse_size(layer_get(l, "size", "64M"));
-	const char *argv[] = { "mkswap", s->swapfile, NULL };
 
 	if (!s->mnt[0]) {
 		snprintf(msg, len, "swapfile needs a mounted filesystem below");
@@ -53,15 +79,8 @@ static int swapfile_build(struct stack *s, const struct layer *l, char *msg,
 			 strerror(errno));
 		return -1;
 	}
-	if (run(argv)) {
-		snprintf(msg, len, "mkswap %s failed", s->swapfile);
+	if (swap_start(s->swapfile, msg, len))
 		return -1;
-	}
-	if (swapon(s->swapfile, 0)) {
-		snprintf(msg, len, "swapon %s: %s", s->swapfile,
-			 strerror(errno));
-		return -1;
-	}
 	snprintf(msg, len, "%s, %lld MiB, active", s->swapfile, size >> 20);
 	return 0;
 }
@@ -69,15 +88,7 @@ static int swapfile_build(struct stack *s, const struct layer *l, char *msg,
 static int swapfile_teardown(struct stack *s, const struct layer *l,
 			     char *msg, size_t len)
 {
-	(void)l;
-	/* A test may have left it off; EINVAL then means "not active". */
-	if (swapoff(s->swapfile) && errno != EINVAL) {
-		snprintf(msg, len, "swapoff %s: %s", s->swapfile,
-			 strerror(errno));
-		return -1;
-	}
-	snprintf(msg, len, "%s off", s->swapfile);
-	return 0;
+	return swap_stop(s->swapfile, msg, len);
 }
 
 const struct layer_ops swapfile_ops = {
@@ -88,19 +99,9 @@ const struct layer_ops swapfile_ops = {
 static int swapdev_build(struct stack *s, const struct layer *l, char *msg,
 			 size_t len)
 {
-	const char *argv[] = { "mkswap", s->swapdev, NULL };
-
-	if (stack_lower(s, s->swapdev, sizeof(s->swapdev), msg, len))
+	if (stack_lower(s, s->swapdev, sizeof(s->swapdev), msg, len) ||
+	    swap_start(s->swapdev, msg, len))
 		return -1;
-	if (run(argv)) {
-		snprintf(msg, len, "mkswap %s failed", s->swapdev);
-		return -1;
-	}
-	if (swapon(s->swapdev, 0)) {
-		snprintf(msg, len, "swapon %s: %s", s->swapdev,
-			 strerror(errno));
-		return -1;
-	}
 	snprintf(msg, len, "swap device %s, %lld MiB, active", s->swapdev,
 		 dev_sectors(s->swapdev) >> 11);
 	return 0;
@@ -109,13 +110,7 @@ static int swapdev_build(struct stack *s, const struct layer *l, char *msg,
 static int swapdev_teardown(struct stack *s, const struct layer *l,
 			    char *msg, size_t len)
 {
-	if (swapoff(s->swapdev) && errno != EINVAL) {
-		snprintf(msg, len, "swapoff %s: %s", s->swapdev,
-			 strerror(errno));
-		return -1;
-	}
-	snprintf(msg, len, "%s off", s->swapdev);
-	return 0;
+	return swap_stop(s->swapdev, msg, len);
 }
 
 const struct layer_ops swapdev_ops = {
