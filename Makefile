@@ -8,15 +8,19 @@ HOST_CFLAGS := -I/usr/include/json-c -I/usr/include/libxml2
 
 HOST_OBJS := $(addprefix $(B)/obj/host/,util.o topo.o ktap.o kbuild.o cpio.o qemu.o run.o expect.o coverage.o report.o) \
 	     $(B)/obj/stacks/spec.o
-GUEST_LIB := guest-tests/guest.c guest-tests/hog.c guest-tests/md-util.c stacks/spec.c
+GUEST_LIB := guest-tests/guest.c guest-tests/hog.c guest-tests/md-util.c \
+	guest-tests/drbd-util.c guest-tests/datafiles.c stacks/spec.c
 GUEST_HDRS := $(wildcard guest-tests/*.h stacks/*.h)
 STACKS := $(filter-out stacks/spec.c,$(wildcard stacks/*.c))
 TESTS := data-integrity swapfile-integrity swapdev-integrity selftest-hang \
-	md-writebehind md-rebuild-reshape fsync-storm
+	md-writebehind md-rebuild-reshape fsync-storm drbd-replicate \
+	drbd-peer-check selftest-drbd-cut
 GUEST_BINS := $(B)/guest/bin/init $(addprefix $(B)/guest/bin/,$(TESTS))
 # Host tools copied into the guest, with their libraries.
 GUEST_TOOLS := mdadm dmsetup lvm mkfs.ext4 e2fsck debugfs mkswap mkfs.xfs xfs_repair
 INITRAMFS := $(B)/guest/initramfs.cpio.gz
+# drbd-utils is unpacked, never installed on the host (guest-tests/fetch-deb.sh).
+DRBD_UTILS := $(B)/guest/drbd-utils
 
 all: $(B)/bin/runner $(B)/bin/unit-tests $(B)/bin/dmz-tests $(INITRAMFS)
 
@@ -45,9 +49,13 @@ $(B)/guest/bin/%: guest-tests/%.c $(GUEST_LIB) $(GUEST_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -static -o $@ $< $(GUEST_LIB)
 
-$(INITRAMFS): $(GUEST_BINS) guest-tests/mkinitramfs.sh guest-tests/lvm.conf Makefile
-	guest-tests/mkinitramfs.sh $(abspath $@) $(abspath $(B)/guest/root) \
-		$(abspath $(B)/guest/bin) $(GUEST_TOOLS)
+$(DRBD_UTILS)/ok: guest-tests/fetch-deb.sh
+	guest-tests/fetch-deb.sh drbd-utils $(DRBD_UTILS)
+
+$(INITRAMFS): $(GUEST_BINS) guest-tests/mkinitramfs.sh guest-tests/lvm.conf Makefile \
+		$(DRBD_UTILS)/ok
+	DRBD_ROOT=$(abspath $(DRBD_UTILS)/root) guest-tests/mkinitramfs.sh $(abspath $@) \
+		$(abspath $(B)/guest/root) $(abspath $(B)/guest/bin) $(GUEST_TOOLS)
 
 # The test command: host unit tests, then the walking skeleton end to end.
 check: all

@@ -30,6 +30,8 @@
 struct plan {
 	char name[64];
 	char seed[32];
+	int node;		/* -1: a single guest; else node0 or node1 */
+	char above[128];	/* node0's layers above DRBD, for node1 */
 	int nlayers, ntests;
 	struct layer layers[MAX_ITEMS];
 	char tests[MAX_ITEMS][64];
@@ -116,6 +118,10 @@ static void plan_line(struct plan *p, struct stack *s, char *line)
 		snprintf(p->name, sizeof(p->name), "%s", val);
 	} else if (!strcmp(line, "seed")) {
 		snprintf(p->seed, sizeof(p->seed), "%s", val);
+	} else if (!strcmp(line, "node")) {
+		p->node = atoi(val);
+	} else if (!strcmp(line, "above")) {
+		snprintf(p->above, sizeof(p->above), "%s", val);
 	} else if (!strcmp(line, "disk") && s->ndisks < STACK_MAX_DISKS) {
 		snprintf(s->disks[s->ndisks++], sizeof(s->disks[0]), "%s", val);
 	} else if (!strcmp(line, "layer") && p->nlayers < MAX_ITEMS) {
@@ -135,6 +141,7 @@ static int read_plan(struct plan *p, struct stack *s)
 	char line[512];
 	FILE *f = fopen("/plan", "r");
 
+	p->node = -1;
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
@@ -313,6 +320,33 @@ static void export_kinds(const struct plan *p)
 	setenv("STACK_KINDS", kinds, 1);
 }
 
+/*
+ * Two-node topologies: hostname node0/node1 (DRBD's "on" sections) and a
+ * static address on the one private link, eth0.
+ */
+static int setup_node(const struct plan *p)
+{
+	char host[16], addr[32], node[8];
+	const char *lo[] = { "ip", "link", "set", "lo", "up", NULL };
+	const char *add[] = { "ip", "addr", "add", addr, "dev", "eth0", NULL };
+	const char *up[] = { "ip", "link", "set", "eth0", "up", NULL };
+
+	if (p->node < 0)
+		return 0;
+	snprintf(host, sizeof(host), "node%d", p->node);
+	snprintf(addr, sizeof(addr), "10.99.0.%d/24", p->node + 1);
+	snprintf(node, sizeof(node), "%d", p->node);
+	setenv("STACK_NODE", node, 1);
+	setenv("STACK_ABOVE", p->above, 1);
+	fprintf(out, "# node: %s address: %s\n", host, addr);
+	if (sethostname(host, strlen(host)) || run(lo) || run(add) || run(up)) {
+		fprintf(out, "# cannot set up %s's link (see the console)\n",
+			host);
+		return -1;
+	}
+	return 0;
+}
+
 static void power_off(void)
 {
 	sync();
@@ -357,7 +391,7 @@ int main(void)
 	fprintf(out, "1..%d\n", p.ntests + 2);
 	trace_start(&p);
 	t0 = mono_s();
-	stack_ok = !build_stack(&p, &s, &built);
+	stack_ok = !setup_node(&p) && !build_stack(&p, &s, &built);
 	result(++n, stack_ok, "stack-build", t0);
 	stack_export(&s);
 	for (i = 0; i < p.ntests; i++) {

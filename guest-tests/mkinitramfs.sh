@@ -30,6 +30,14 @@ put() {
 	[ -e "$dst" ] || cp -L "$1" "$dst"
 }
 
+# The shared libraries of a binary: ldd prints "lib => /path (addr)" or
+# "/path (addr)".
+put_libs() {
+	for lib in $(ldd "$1" 2>/dev/null | sed -n 's/.*=> \(\/[^ ]*\).*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) (.*/\1/p'); do
+		put "$lib"
+	done
+}
+
 for tool in "$@"; do
 	path=$(command -v "$tool" || true)
 	if [ -z "$path" ]; then
@@ -37,14 +45,20 @@ for tool in "$@"; do
 		exit 1
 	fi
 	put "$path"
-	# ldd prints "lib => /path (addr)" or "/path (addr)".
-	for lib in $(ldd "$path" 2>/dev/null | sed -n 's/.*=> \(\/[^ ]*\).*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) (.*/\1/p'); do
-		put "$lib"
-	done
+	put_libs "$path"
+done
+
+# drbd-utils, unpacked (not installed) by fetch-deb.sh: drbdadm switches
+# to /lib/drbd/drbdadm-84 for the in-tree DRBD 8.4 by itself.
+for f in sbin/drbdadm sbin/drbdsetup sbin/drbdmeta lib/drbd/drbdadm-84 \
+	lib/drbd/drbdsetup-84; do
+	mkdir -p "usr/$(dirname "$f")"
+	cp "$DRBD_ROOT/$f" "usr/$f"
+	put_libs "$DRBD_ROOT/$f"
 done
 
 cp /bin/busybox usr/bin/busybox
-for applet in sh ls cat dmesg; do
+for applet in sh ls cat dmesg ip; do
 	ln -s busybox "usr/bin/$applet"
 done
 cp /etc/mke2fs.conf etc/

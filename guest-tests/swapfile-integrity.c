@@ -29,11 +29,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "datafiles.h"
 #include "guest.h"
 #include "hog.h"
 
-#define NDATA 16
-#define DATA_SIZE (2LL << 20)
 #define BLK 4096
 #define MAX_EXTENTS 4096
 #define CHUNK (1 << 20)
@@ -45,63 +44,6 @@ struct extent {
 
 static uint64_t seed;
 static const char *mnt, *fsdev, *fstype, *swapfile;
-static char datadir[128];
-
-static void data_path(char *p, size_t n, int i)
-{
-	snprintf(p, n, "%s/d%02d", datadir, i);
-}
-
-static int write_data(char *buf)
-{
-	char p[160];
-	int i, fd, bad = 0;
-
-	snprintf(datadir, sizeof(datadir), "%s/swapfile-integrity", mnt);
-	mkdir(datadir, 0755);
-	for (i = 0; i < NDATA && !bad; i++) {
-		data_path(p, sizeof(p), i);
-		pattern_fill(buf, DATA_SIZE, seed, 100 + i, 0);
-		fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0 || write(fd, buf, DATA_SIZE) != DATA_SIZE ||
-		    fsync(fd)) {
-			ktap_diag("writing %s: %s", p, strerror(errno));
-			bad = 1;
-		}
-		if (fd >= 0)
-			close(fd);
-	}
-	return bad;
-}
-
-static int verify_data(char *buf)
-{
-	char p[160];
-	long long m;
-	int i, fd, bad = 0;
-
-	for (i = 0; i < NDATA; i++) {
-		data_path(p, sizeof(p), i);
-		fd = open(p, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 || read(fd, buf, DATA_SIZE) != DATA_SIZE) {
-			ktap_diag("reading %s: %s", p, strerror(errno));
-			bad++;
-		} else {
-			m = pattern_check(buf, DATA_SIZE, seed, 100 + i, 0);
-			if (m >= 0) {
-				ktap_diag("%s changed: first difference at offset %lld",
-					  p, m);
-				bad++;
-			}
-		}
-		if (fd >= 0)
-			close(fd);
-	}
-	if (bad)
-		ktap_diag("%d of %d data files changed or unreadable", bad,
-			  NDATA);
-	return bad;
-}
 
 static uint64_t block_hash(const unsigned char *p)
 {
@@ -285,29 +227,6 @@ static int compare_digests(const uint64_t *a, const uint64_t *b, long long n,
 	return stray ? -1 : 0;
 }
 
-static int fsck_clean(void)
-{
-	const char *argv[] = { "e2fsck", "-fn", fsdev, NULL };
-	char out[8192];
-	int rc;
-
-	if (strcmp(fstype, "ext4")) {
-		ktap_diag("no checker for %s", fstype);
-		return -1;
-	}
-	rc = run_out(argv, out, sizeof(out));
-	if (rc) {
-		char *line, *save;
-		int shown = 0;
-
-		ktap_diag("e2fsck -fn %s exited %d:", fsdev, rc);
-		for (line = strtok_r(out, "\n", &save); line && shown < 12;
-		     line = strtok_r(NULL, "\n", &save), shown++)
-			ktap_diag("  %s", line);
-	}
-	return rc ? -1 : 0;
-}
-
 static int remount(unsigned long flags)
 {
 	return mount_fs(fsdev, mnt, fstype, flags);
@@ -319,7 +238,6 @@ int main(void)
 	uint64_t *before = NULL, *after = NULL;
 	long long nb = 0, na = 0;
 	struct ktap k;
-	char *buf;
 	int next = 0, ok;
 
 	seed = env_seed();
@@ -333,9 +251,8 @@ int main(void)
 		ktap_result(&k, 0, "stack has a swap file");
 		return ktap_end(&k);
 	}
-	buf = malloc(DATA_SIZE);
-	ktap_result(&k, buf && !write_data(buf), "%d data files written (%lld MiB)",
-		    NDATA, NDATA * DATA_SIZE >> 20);
+	ktap_result(&k, !datafiles_write(mnt, seed), "%d data files written (%lld MiB)",
+		    DATAFILES_N, DATAFILES_N * DATAFILES_SIZE >> 20);
 
 	/* Digest the filesystem unmounted, then mount noatime and swapon. */
 	swapoff(swapfile);
@@ -349,13 +266,14 @@ int main(void)
 	swap_round_trip(&k, seed, swapfile, ok);
 
 	drop_caches();
-	ktap_result(&k, buf && !verify_data(buf), "data files intact after swapoff and drop_caches");
+	ktap_result(&k, !datafiles_verify(mnt, seed), "data files intact after swapoff and drop_caches");
 
 	ok = !umount(mnt) && (after = digest_device(fsdev, &na)) && na == nb;
 	ok = ok && before && !compare_digests(before, after, nb, ext, next);
 	ktap_result(&k, ok, "no writes outside the swap file's extents");
 
-	ktap_result(&k, !fsck_clean(), "%s is clean (e2fsck -fn)", fsdev);
+	ktap_result(&k, !fs_check(fsdev, fstype), "%s is clean (%s)", fsdev,
+		    fs_checker(fstype));
 
 	/* Leave the stack as the swapfile layer built it. */
 	if (remount(0) || swapon(swapfile, 0))
@@ -363,6 +281,5 @@ int main(void)
 			  strerror(errno));
 	free(before);
 	free(after);
-	free(buf);
 	return ktap_end(&k);
 }

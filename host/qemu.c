@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One QEMU guest: no network, no display, the console on a pipe to us and
- * the KTAP results on a second pipe behind a virtio-serial port, a
+ * QEMU guests: no host network, no display, the console on a pipe to us
+ * and the KTAP results on a second pipe behind a virtio-serial port, a
  * host-side deadline, and -no-reboot so the guest's reboot ends QEMU.
+ * Two guests of one topology (DRBD) share one private link: the two ends
+ * of a socketpair, a socket netdev each, nothing else.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,6 +22,7 @@
 
 #define CON_FD 3
 #define KTAP_FD 4
+#define NET_FD 5
 
 static char **qemu_argv(const struct guest *g)
 {
@@ -54,6 +57,12 @@ static char **qemu_argv(const struct guest *g)
 	av[n++] = xasprintf("file,id=ktap,path=/dev/fd/%d", KTAP_FD);
 	av[n++] = "-device";
 	av[n++] = "virtserialport,bus=vs.0,chardev=ktap,name=ktap";
+	if (g->net_fd >= 0) {
+		av[n++] = "-netdev";
+		av[n++] = xasprintf("socket,id=link,fd=%d", NET_FD);
+		av[n++] = "-device";
+		av[n++] = xasprintf("virtio-net-pci,netdev=link,mac=%s", g->mac);
+	}
 	for (i = 0; i < g->ndisks - g->nzoned; i++) {
 		av[n++] = "-drive";
 		av[n++] = xasprintf("file=%s,format=raw,if=virtio,cache=unsafe",
@@ -88,6 +97,7 @@ static pid_t spawn(const struct guest *g, int con, int ktap)
 		       0644);
 	char **av = qemu_argv(g);
 	pid_t pid;
+	int net;
 
 	if (log < 0)
 		die("cannot create %s: %s", g->qemu_log, strerror(errno));
@@ -97,10 +107,12 @@ static pid_t spawn(const struct guest *g, int con, int ktap)
 		die("fork: %s", strerror(errno));
 	if (!pid) {
 		child_setup(NULL, log);
-		/* Move both out of the way first: either may be 3 or 4. */
-		con = fcntl(con, F_DUPFD, 10);
-		ktap = fcntl(ktap, F_DUPFD, 10);
-		if (dup2(con, CON_FD) < 0 || dup2(ktap, KTAP_FD) < 0)
+		/* Move them out of the way first: any may be 3, 4 or 5. */
+		con = fcntl(con, F_DUPFD_CLOEXEC, 10);
+		ktap = fcntl(ktap, F_DUPFD_CLOEXEC, 10);
+		net = g->net_fd >= 0 ? fcntl(g->net_fd, F_DUPFD_CLOEXEC, 10) : -1;
+		if (dup2(con, CON_FD) < 0 || dup2(ktap, KTAP_FD) < 0 ||
+		    (net >= 0 && dup2(net, NET_FD) < 0))
 			_exit(127);
 		execvp(av[0], av);
 		fprintf(stderr, "cannot run %s: %s\n", av[0], strerror(errno));
@@ -158,64 +170,108 @@ static FILE *open_log(const char *path)
 	return f;
 }
 
-static void pump(struct stream *s, pid_t pid, const struct guest *g,
-		 guest_line_cb cb, void *ctx, struct guest_result *r)
+struct running {
+	const struct guest *g;
+	struct stream s[2];	/* console, KTAP */
+	pid_t pid;
+	double t0;
+	struct guest_result *r;
+};
+
+static void kill_guest(struct running *x, bool *flag)
 {
-	double t0 = now_s(), tick = t0 + 5;
+	if (*flag)
+		return;
+	*flag = true;
+	kill(-x->pid, SIGKILL);
+}
 
-	while (s[0].fd >= 0 || s[1].fd >= 0) {
-		struct pollfd p[2] = { { s[0].fd, POLLIN, 0 },
-				       { s[1].fd, POLLIN, 0 } };
+/* Until every guest's streams are closed: it ended, or we killed it. */
+static void pump(struct running *x, int n, guest_line_cb cb, void **ctx)
+{
+	struct pollfd p[2 * n];
+	double tick = now_s() + 5;
+	int i, open;
 
-		if (poll(p, 2, 200) > 0) {
-			if (p[0].revents)
-				drain(&s[0], NULL, NULL);
-			if (p[1].revents)
-				drain(&s[1], cb, ctx);
+	for (;;) {
+		for (i = open = 0; i < 2 * n; i++) {
+			p[i] = (struct pollfd){ x[i / 2].s[i % 2].fd, POLLIN, 0 };
+			open += p[i].fd >= 0;
 		}
-		if (stop_requested && !r->interrupted) {
-			r->interrupted = true;
-			kill(-pid, SIGKILL);
-		}
-		if (now_s() - t0 > g->timeout && !r->timed_out) {
-			r->timed_out = true;
-			kill(-pid, SIGKILL);
+		if (!open)
+			break;
+		if (poll(p, 2 * n, 200) > 0)
+			for (i = 0; i < 2 * n; i++)
+				if (p[i].revents)
+					drain(&x[i / 2].s[i % 2], i % 2 ? cb : NULL,
+					      ctx[i / 2]);
+		for (i = 0; i < n; i++) {
+			if (stop_requested)
+				kill_guest(&x[i], &x[i].r->interrupted);
+			if (now_s() - x[i].t0 > x[i].g->timeout)
+				kill_guest(&x[i], &x[i].r->timed_out);
 		}
 		if (now_s() >= tick) {
-			cb(ctx, NULL);
+			for (i = 0; i < n; i++)
+				cb(ctx[i], NULL);
 			tick += 5;
 		}
 	}
 }
 
+static void start(struct running *x)
+{
+	int con[2], ktap[2];
+
+	memset(x->r, 0, sizeof(*x->r));
+	if (pipe2(con, O_CLOEXEC) || pipe2(ktap, O_CLOEXEC))
+		die("pipe: %s", strerror(errno));
+	x->s[0].log = open_log(x->g->console_log);
+	x->s[1].log = open_log(x->g->ktap_log);
+	x->t0 = now_s();
+	x->pid = spawn(x->g, con[1], ktap[1]);
+	close(con[1]);
+	close(ktap[1]);
+	x->s[0].fd = con[0];
+	x->s[1].fd = ktap[0];
+}
+
+static void finish(struct running *x, guest_line_cb cb, void *ctx)
+{
+	int st;
+
+	while (waitpid(x->pid, &st, 0) < 0 && errno == EINTR)
+		;
+	child_untrack(x->pid);
+	x->r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	x->r->seconds = now_s() - x->t0;
+	if (x->s[1].line.len)
+		cb(ctx, x->s[1].line.buf);
+	fclose(x->s[0].log);
+	fclose(x->s[1].log);
+	sb_free(&x->s[1].line);
+}
+
+int guests_run(const struct guest *g, int n, guest_line_cb cb, void **ctx,
+	       struct guest_result *r)
+{
+	struct running *x = xcalloc(n, sizeof(*x));
+	int i;
+
+	for (i = 0; i < n; i++) {
+		x[i] = (struct running){ .g = &g[i], .r = &r[i],
+			.s = { { .fd = -1 }, { .fd = -1 } } };
+		start(&x[i]);
+	}
+	pump(x, n, cb, ctx);
+	for (i = 0; i < n; i++)
+		finish(&x[i], cb, ctx[i]);
+	free(x);
+	return 0;
+}
+
 int guest_run(const struct guest *g, guest_line_cb cb, void *ctx,
 	      struct guest_result *r)
 {
-	struct stream s[2] = { { .fd = -1 }, { .fd = -1 } };
-	int con[2], ktap[2], st;
-	double t0 = now_s();
-	pid_t pid;
-
-	memset(r, 0, sizeof(*r));
-	if (pipe2(con, O_CLOEXEC) || pipe2(ktap, O_CLOEXEC))
-		die("pipe: %s", strerror(errno));
-	s[0].log = open_log(g->console_log);
-	s[1].log = open_log(g->ktap_log);
-	pid = spawn(g, con[1], ktap[1]);
-	close(con[1]);
-	close(ktap[1]);
-	s[0].fd = con[0];
-	s[1].fd = ktap[0];
-	pump(s, pid, g, cb, ctx, r);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	child_untrack(pid);
-	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	r->seconds = now_s() - t0;
-	if (s[1].line.len)
-		cb(ctx, s[1].line.buf);
-	fclose(s[0].log);
-	fclose(s[1].log);
-	sb_free(&s[1].line);
-	return 0;
+	return guests_run(g, 1, cb, &ctx, r);
 }

@@ -13,6 +13,8 @@ struct guest {
 	int nzoned;		/* the last nzoned disks are NVMe ZNS */
 	const char *console_log, *ktap_log, *qemu_log;
 	int timeout;		/* seconds */
+	int net_fd;		/* >= 0: a stream socket to the peer guest */
+	const char *mac;	/* its virtio-net MAC */
 };
 
 struct guest_result {
@@ -32,5 +34,8 @@ typedef void (*guest_line_cb)(void *ctx, const char *line);
  */
 int guest_run(const struct guest *g, guest_line_cb cb, void *ctx,
 	      struct guest_result *r);
+/* n guests at once (DRBD's two nodes), each with its own ctx and result. */
+int guests_run(const struct guest *g, int n, guest_line_cb cb, void **ctx,
+	       struct guest_result *r);
 
 #endif

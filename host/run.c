@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One topology, one guest: sparse disk images in a temporary folder, the
- * plan appended to the cached initramfs, QEMU, then the verdict from KTAP
- * and the console log.  The temporary folder is removed on every path
- * (unless --keep); results stay under the results folder.
+ * One topology, one guest (or two joined by one link, for DRBD): sparse
+ * disk images in a temporary folder, the plan appended to the cached
+ * initramfs, QEMU, then the verdict from KTAP and the console log.  The
+ * temporary folder is removed on every path (unless --keep); results stay
+ * under the results folder.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "cpio.h"
@@ -26,15 +28,16 @@ static void remove_tmp(void)
 }
 
 static void make_disks(const struct topology *t, const char *dir,
-		       char **disks)
+		       const char *node, char **disks)
 {
 	int i, fd;
 
 	for (i = 0; i < t->ndisks + t->nzoned; i++) {
 		long long size = i < t->ndisks ? t->disk_size : t->zoned_size;
 
-		disks[i] = i < t->ndisks ? xasprintf("%s/disk%d.img", dir, i) :
-			xasprintf("%s/zns%d.img", dir, i - t->ndisks);
+		disks[i] = i < t->ndisks ?
+			xasprintf("%s/%sdisk%d.img", dir, node, i) :
+			xasprintf("%s/%szns%d.img", dir, node, i - t->ndisks);
 		fd = open(disks[i], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
 			  0600);
 		if (fd < 0 || ftruncate(fd, size)) {
@@ -49,20 +52,36 @@ static void make_disks(const struct topology *t, const char *dir,
 	}
 }
 
-static char *plan_text(const struct topology *t, const struct run_opts *o)
+/*
+ * node -1: the only guest.  Of two nodes, node1 builds the layers up to
+ * DRBD (the ones above are node0's: "above" names them) and runs the
+ * peer tests.
+ */
+static char *plan_text(const struct topology *t, const struct run_opts *o,
+		       int node)
 {
+	int nl = node == 1 ? t->drbd_layer + 1 : t->nlayers;
 	struct strbuf sb = { 0 };
 	int i;
 
 	sb_printf(&sb, "name %s\nseed %llu\n", t->name, o->seed);
+	if (node >= 0)
+		sb_printf(&sb, "node %d\n", node);
+	if (node == 1) {
+		sb_printf(&sb, "above");
+		for (i = nl; i < t->nlayers; i++)
+			sb_printf(&sb, " %s", t->layers[i].kind);
+		sb_printf(&sb, "\n");
+	}
 	for (i = 0; i < t->ndisks; i++)
 		sb_printf(&sb, "disk /dev/vd%c\n", 'a' + i);
 	for (i = 0; i < t->nzoned; i++)
 		sb_printf(&sb, "disk /dev/nvme%dn1\n", i);
-	for (i = 0; i < t->nlayers; i++)
+	for (i = 0; i < nl; i++)
 		sb_printf(&sb, "layer %s\n", t->layer_text[i]);
-	for (i = 0; i < t->ntests; i++)
-		sb_printf(&sb, "test %s\n", t->tests[i]);
+	for (i = 0; i < (node == 1 ? t->npeer : t->ntests); i++)
+		sb_printf(&sb, "test %s\n", node == 1 ? t->peer_tests[i] :
+			  t->tests[i]);
 	for (i = 0; i < o->ntrace; i++)
 		sb_printf(&sb, "trace %s\n", o->trace[i]);
 	return sb.buf;
@@ -89,7 +108,7 @@ static void make_initrd(const char *base, const char *plan, const char *out)
 }
 
 struct live {
-	const struct topology *t;
+	const char *label;	/* "raid10", or "drbd/node1" */
 	struct ktap k;
 	double t0, last_print, first_line;
 	bool verbose;
@@ -107,7 +126,7 @@ static void on_line(void *ctx, const char *line)
 
 	if (!line) {
 		if (now_s() - l->last_print >= 15) {
-			printf("[%s] %.0fs: running test %d\n", l->t->name,
+			printf("[%s] %.0fs: running test %d\n", l->label,
 			       now_s() - l->t0, l->k.ntests + 1);
 			fflush(stdout);
 			l->last_print = now_s();
@@ -117,11 +136,11 @@ static void on_line(void *ctx, const char *line)
 	if (l->first_line < 0)
 		l->first_line = now_s() - l->t0;
 	if (l->verbose)
-		printf("[%s] | %s\n", l->t->name, line);
+		printf("[%s] | %s\n", l->label, line);
 	t = ktap_feed(&l->k, line);
 	if (!t)
 		return;
-	printf("[%s] %-4s %-28s %7.2fs  (%.0fs elapsed)\n", l->t->name,
+	printf("[%s] %-4s %-28s %7.2fs  (%.0fs elapsed)\n", l->label,
 	       result_word(t->result), t->name, t->duration, now_s() - l->t0);
 	fflush(stdout);
 	l->last_print = now_s();
@@ -235,17 +254,28 @@ static double parse_uptime(const struct ktap *k)
 	return p ? atof(p + 16) : -1;
 }
 
-/* The guest's own tests, then "guest" (it ran to the end) and "kernel-log". */
-static void verdict(struct topo_result *r, struct live *l,
-		    const struct guest_result *g, const char *console)
+enum {
+	V_TIMEOUT = 1, V_INTERRUPTED = 2, V_PANIC = 4,
+};
+
+/*
+ * One guest's own tests, then "guest" (it ran to the end) and
+ * "kernel-log", their names after prefix ("node1/" of two nodes).
+ */
+static int verdict(struct topo_result *r, struct live *l,
+		   const struct guest_result *g, const char *console,
+		   const char *prefix)
 {
 	struct strbuf why = { 0 };
-	char *splat, *tail;
-	int i;
+	char *splat, *tail, *name;
+	int i, v = 0;
 
-	for (i = 0; i < l->k.ntests; i++)
-		add_test(r, l->k.tests[i].name, l->k.tests[i].result,
+	for (i = 0; i < l->k.ntests; i++) {
+		name = xasprintf("%s%s", prefix, l->k.tests[i].name);
+		add_test(r, name, l->k.tests[i].result,
 			 l->k.tests[i].duration, l->k.tests[i].detail);
+		free(name);
+	}
 	ktap_finish(&l->k);
 	if (g->timed_out)
 		sb_printf(&why, "timeout: the guest did not finish in time; QEMU was killed\n");
@@ -257,19 +287,28 @@ static void verdict(struct topo_result *r, struct live *l,
 		sb_add(&why, l->k.errors.buf, l->k.errors.len);
 	if (why.len) {
 		tail = console_tail(console, 25);
-		sb_printf(&why, "last console lines:\n%s", tail);
+		sb_printf(&why, "last console lines (%s):\n%s", console, tail);
 		free(tail);
 	}
-	add_test(r, "guest", why.len ? KTAP_FAIL : KTAP_PASS, g->seconds,
-		 why.buf);
+	name = xasprintf("%sguest", prefix);
+	add_test(r, name, why.len ? KTAP_FAIL : KTAP_PASS, g->seconds, why.buf);
+	free(name);
 	splat = scan_console(console);
-	add_test(r, "kernel-log", splat && *splat ? KTAP_FAIL : KTAP_PASS, 0,
-		 splat);
-	r->verdict = g->interrupted ? "INTERRUPTED" : g->timed_out ? "TIMEOUT" :
-		     splat && strstr(splat, "Kernel panic") ? "PANIC" :
-		     r->nfailed ? "FAIL" : "PASS";
+	name = xasprintf("%skernel-log", prefix);
+	add_test(r, name, splat && *splat ? KTAP_FAIL : KTAP_PASS, 0, splat);
+	free(name);
+	v |= g->timed_out ? V_TIMEOUT : 0;
+	v |= g->interrupted ? V_INTERRUPTED : 0;
+	v |= splat && strstr(splat, "Kernel panic") ? V_PANIC : 0;
 	free(splat);
 	sb_free(&why);
+	return v;
+}
+
+static const char *verdict_word(const struct topo_result *r, int v)
+{
+	return v & V_INTERRUPTED ? "INTERRUPTED" : v & V_TIMEOUT ? "TIMEOUT" :
+	       v & V_PANIC ? "PANIC" : r->nfailed ? "FAIL" : "PASS";
 }
 
 /* The kernel command line; built-in brd takes its size from it. */
@@ -287,13 +326,18 @@ static char *cmdline(const struct topology *t)
 	return sb.buf;
 }
 
+/* Node n of t->nodes: its disks, logs ("console-node1.log") and link. */
 static struct guest guest_for(const struct topology *t,
 			      const struct kernel *k, const struct run_opts *o,
-			      const char *dir, char **disks)
+			      const char *dir, int n, int net_fd)
 {
+	char *node = t->nodes > 1 ? xasprintf("node%d", n) : xstrdup("");
+	char *dash = xasprintf("%s%s", *node ? "-" : "", node);
+	char *pre = xasprintf("%s%s", node, *node ? "-" : "");
+	char **disks = xcalloc(t->ndisks + t->nzoned + 1, sizeof(char *));
 	struct guest g = {
 		.kernel = k->bzimage,
-		.initrd = xasprintf("%s/initrd", dir),
+		.initrd = xasprintf("%s/%sinitrd", dir, pre),
 		.append = cmdline(t),
 		.accel = o->accel,
 		.memory = t->memory,
@@ -301,22 +345,60 @@ static struct guest guest_for(const struct topology *t,
 		.ndisks = t->ndisks + t->nzoned,
 		.disks = disks,
 		.nzoned = t->nzoned,
-		.console_log = xasprintf("%s/console.log", o->results),
-		.ktap_log = xasprintf("%s/ktap.log", o->results),
-		.qemu_log = xasprintf("%s/qemu.log", o->results),
+		.console_log = xasprintf("%s/console%s.log", o->results, dash),
+		.ktap_log = xasprintf("%s/ktap%s.log", o->results, dash),
+		.qemu_log = xasprintf("%s/qemu%s.log", o->results, dash),
 		.timeout = o->timeout ? o->timeout : t->timeout,
+		.net_fd = net_fd,
+		.mac = xasprintf("52:54:00:99:00:%02x", n + 1),
 	};
+	char *plan = plan_text(t, o, t->nodes > 1 ? n : -1);
+	char *path = xasprintf("%s/plan%s", o->results, dash);
+
+	make_disks(t, dir, pre, disks);
+	write_file_atomic(path, plan, strlen(plan));
+	make_initrd(o->initramfs, plan, g.initrd);
+	free(plan);
+	free(path);
+	free(node);
+	free(dash);
+	free(pre);
 	return g;
+}
+
+static void announce(const struct topology *t, const struct run_opts *o,
+		     int timeout)
+{
+	printf("[%s] booting: ", t->name);
+	if (t->nodes > 1)
+		printf("%d guests joined by one link, each ", t->nodes);
+	printf("%d disks x %lld MiB, ", t->ndisks, t->disk_size >> 20);
+	if (t->nzoned)
+		printf("%d zoned NVMe x %lld MiB, ", t->nzoned,
+		       t->zoned_size >> 20);
+	printf("%lld MiB RAM, accel %s, timeout %ds\n", t->memory >> 20,
+	       o->accel, timeout);
+	fflush(stdout);
+}
+
+/* Two nodes: the two ends of one stream socketpair, one each. */
+static void make_link(const struct topology *t, int *fd)
+{
+	fd[0] = fd[1] = -1;
+	if (t->nodes > 1 &&
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fd))
+		die("socketpair: %s", strerror(errno));
 }
 
 void run_topology(const struct topology *t, const struct kernel *k,
 		  const struct run_opts *o, struct topo_result *r)
 {
-	struct live l = { .t = t, .verbose = o->verbose, .first_line = -1 };
-	char **disks = xcalloc(t->ndisks + t->nzoned + 1, sizeof(char *));
-	char *dir, *plan, *path;
-	struct guest_result gr;
-	struct guest g;
+	struct live l[2];
+	struct guest g[2];
+	struct guest_result gr[2];
+	void *ctx[2] = { &l[0], &l[1] };
+	int i, n = t->nodes, link[2], v = 0;
+	char *dir;
 
 	memset(r, 0, sizeof(*r));
 	r->name = xstrdup(t->name);
@@ -328,36 +410,39 @@ void run_topology(const struct topology *t, const struct kernel *k,
 		    strerror(errno));
 	tmp_dir = dir;
 	atexit(remove_tmp);
-	make_disks(t, dir, disks);
-	plan = plan_text(t, o);
-	path = xasprintf("%s/plan", o->results);
-	write_file_atomic(path, plan, strlen(plan));
-	g = guest_for(t, k, o, dir, disks);
-	make_initrd(o->initramfs, plan, g.initrd);
-	printf("[%s] booting: %d disks x %lld MiB, ", t->name, t->ndisks,
-	       t->disk_size >> 20);
-	if (t->nzoned)
-		printf("%d zoned NVMe x %lld MiB, ", t->nzoned,
-		       t->zoned_size >> 20);
-	printf("%lld MiB RAM, accel %s, timeout %ds\n", t->memory >> 20,
-	       o->accel, g.timeout);
-	fflush(stdout);
-	ktap_init(&l.k);
-	l.t0 = l.last_print = now_s();
-	guest_run(&g, on_line, &l, &gr);
-	r->wall = gr.seconds;
-	r->first_ktap = l.first_line;
-	verdict(r, &l, &gr, g.console_log);
-	r->uptime = parse_uptime(&l.k);
+	make_link(t, link);
+	for (i = 0; i < n; i++) {
+		g[i] = guest_for(t, k, o, dir, i, link[i]);
+		l[i] = (struct live){ .verbose = o->verbose, .first_line = -1,
+			.label = n > 1 ? xasprintf("%s/node%d", t->name, i) :
+				 xstrdup(t->name) };
+		ktap_init(&l[i].k);
+		l[i].t0 = l[i].last_print = now_s();
+	}
+	announce(t, o, g[0].timeout);
+	guests_run(g, n, on_line, ctx, gr);
+	for (i = 0; i < n; i++) {
+		char *prefix = n > 1 ? xasprintf("node%d/", i) : xstrdup("");
+
+		if (link[i] >= 0)
+			close(link[i]);
+		r->wall = gr[i].seconds > r->wall ? gr[i].seconds : r->wall;
+		if (!i || (l[i].first_line >= 0 && l[i].first_line < r->first_ktap))
+			r->first_ktap = l[i].first_line;
+		v |= verdict(r, &l[i], &gr[i], g[i].console_log, prefix);
+		if (!i)
+			r->uptime = parse_uptime(&l[i].k);
+		ktap_free(&l[i].k);
+		free((char *)l[i].label);
+		free(prefix);
+	}
+	r->verdict = (char *)verdict_word(r, v);
 	collect_coverage(r);
-	ktap_free(&l.k);
 	if (o->keep)
 		printf("[%s] kept disk images in %s\n", t->name, dir);
 	else
 		rm_rf(dir);
 	tmp_dir = NULL;
-	free(plan);
-	free(path);
 }
 
 static void count_line(void *ctx, const char *line)
@@ -384,6 +469,7 @@ const char *probe_accel(const struct kernel *k, const struct run_opts *o)
 	struct guest g = {
 		.kernel = k->bzimage, .append = "console=ttyS0 panic=-1 loglevel=5 rdinit=/init",
 		.accel = "kvm", .memory = 128LL << 20, .smp = 1, .timeout = 8,
+		.net_fd = -1,
 	};
 
 	if (boot)

@@ -6,6 +6,7 @@
  */
 #include <ini.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,8 +74,8 @@ static int topology_key(struct parse_state *ps, const char *k, const char *v)
 	} else if (!strcmp(k, "nodes")) {
 		if (!once(ps, K_NODES, k))
 			return 0;
-		if (parse_count(v, 1, 1, &t->nodes))
-			return fail(ps, "nodes = %s: only 1 is supported", v);
+		if (parse_count(v, 1, 2, &t->nodes))
+			return fail(ps, "nodes = %s: want 1, or 2 (DRBD)", v);
 	} else if (!strcmp(k, "timeout")) {
 		if (!once(ps, K_TIMEOUT, k))
 			return 0;
@@ -142,14 +143,16 @@ static int stack_key(struct parse_state *ps, const char *k, const char *v)
 static int tests_key(struct parse_state *ps, const char *k, const char *v)
 {
 	struct topology *t = ps->t;
+	bool peer = !strcmp(k, "peer-test");
+	int *n = peer ? &t->npeer : &t->ntests;
 
-	if (strcmp(k, "test"))
-		return fail(ps, "unknown key '%s' in [tests] (want 'test')", k);
+	if (strcmp(k, "test") && !peer)
+		return fail(ps, "unknown key '%s' in [tests] (want 'test' or 'peer-test')", k);
 	if (!spec_test_known(v))
-		return fail(ps, "test = %s: no such guest test", v);
-	if (t->ntests == TOPO_MAX_TESTS)
+		return fail(ps, "%s = %s: no such guest test", k, v);
+	if (*n == TOPO_MAX_TESTS)
 		return fail(ps, "too many tests");
-	t->tests[t->ntests++] = xstrdup(v);
+	(peer ? t->peer_tests : t->tests)[(*n)++] = xstrdup(v);
 	return 1;
 }
 
@@ -194,6 +197,30 @@ static const char *missing_field(const struct topology *t)
 		return "[disks] zoned-size";
 	if (!t->ntests)
 		return "[tests] test";
+	if (t->nodes == 2 && !t->npeer)
+		return "[tests] peer-test (node1's tests)";
+	if (t->nodes == 2 && t->drbd_layer < 0)
+		return "[stack] layer = drbd (what joins the two nodes)";
+	return NULL;
+}
+
+/* DRBD joins the two nodes: one drbd layer exactly when nodes = 2. */
+static const char *check_nodes(struct topology *t)
+{
+	int i;
+
+	t->drbd_layer = -1;
+	for (i = 0; i < t->nlayers; i++) {
+		if (strcmp(t->layers[i].kind, "drbd"))
+			continue;
+		if (t->drbd_layer >= 0)
+			return "more than one drbd layer";
+		t->drbd_layer = i;
+	}
+	if (t->nodes == 1 && t->drbd_layer >= 0)
+		return "a drbd layer needs [topology] nodes = 2";
+	if (t->nodes == 1 && t->npeer)
+		return "peer-test needs [topology] nodes = 2";
 	return NULL;
 }
 
@@ -217,6 +244,11 @@ int topo_load(const char *path, struct topology *t, char *err, size_t errlen)
 	if (line > 0) {
 		snprintf(err, errlen, "%s:%d: %s", path, line,
 			 ps.msg[0] ? ps.msg : "syntax error");
+		return -1;
+	}
+	miss = check_nodes(t);
+	if (miss) {
+		snprintf(err, errlen, "%s: %s", path, miss);
 		return -1;
 	}
 	miss = missing_field(t);
@@ -247,6 +279,8 @@ void topo_free(struct topology *t)
 		free(t->layer_text[i]);
 	for (i = 0; i < t->ntests; i++)
 		free(t->tests[i]);
+	for (i = 0; i < t->npeer; i++)
+		free(t->peer_tests[i]);
 	free(t->name);
 	free(t->path);
 	free(t->description);

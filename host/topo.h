@@ -23,7 +23,10 @@ struct topology {
 	struct layer layers[TOPO_MAX_LAYERS];
 	char *layer_text[TOPO_MAX_LAYERS];
 	int ntests;
-	char *tests[TOPO_MAX_TESTS];
+	char *tests[TOPO_MAX_TESTS];	/* node0's, or the only guest's */
+	int npeer;
+	char *peer_tests[TOPO_MAX_TESTS];	/* node1's (nodes = 2) */
+	int drbd_layer;		/* index of the drbd layer, or -1 */
 };
 
 /*

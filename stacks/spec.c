@@ -42,6 +42,9 @@ static const struct kind_spec kinds[] = {
 	{ "lvm", "LVM volume group over disks with one linear LV (lvm2)", {
 		{ "devices", 'n', NULL },
 	} },
+	{ "drbd", "DRBD 8.4 resource between the two nodes (drbdadm), node0 primary", {
+		{ "protocol", 'e', "A|B|C" },
+	} },
 	{ "brd", "brd RAM disk (has rw_page)", {
 		{ "size", 's', NULL },
 	} },
@@ -63,9 +66,12 @@ const char *const spec_tests[] = {
 	"md-writebehind",
 	"md-rebuild-reshape",
 	"fsync-storm",
+	"drbd-replicate",
+	"drbd-peer-check",
 	/* Self-tests of the harness (host/test/faults.sh), not of kernels. */
 	"selftest-hang",
 	"selftest-kill-init",
+	"selftest-drbd-cut",
 	NULL,
 };
 

@@ -9,7 +9,7 @@
 
 static const struct layer_ops *const all_ops[] = {
 	&md_ops, &dm_linear_ops, &dm_crypt_ops, &dm_zoned_ops, &lvm_ops,
-	&brd_ops, &zram_ops,
+	&brd_ops, &zram_ops, &drbd_ops,
 	&ext4_ops, &xfs_ops, &swapfile_ops, &swapdev_ops,
 };
 

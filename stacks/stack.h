@@ -33,7 +33,8 @@ struct layer_ops {
 };
 
 extern const struct layer_ops md_ops, ext4_ops, xfs_ops, swapfile_ops, swapdev_ops,
-	dm_linear_ops, dm_crypt_ops, lvm_ops, brd_ops, zram_ops, dm_zoned_ops;
+	dm_linear_ops, dm_crypt_ops, lvm_ops, brd_ops, zram_ops, dm_zoned_ops,
+	drbd_ops;
 /* dmsetup create NAME from TABLE (the node becomes the top); remove. */
 int dm_create(struct stack *s, const char *name, const char *table,
 	      char *msg, size_t len);
