@@ -31,6 +31,9 @@ step dmz build/bin/dmz-tests
 step raid10 ./runner --topology raid10 --junit build/check/raid10.xml \
 	--json build/check/raid10.json
 step reports host/test/reports.sh
+# Two guests each: one topology at a time (four QEMUs on two cores would
+# only stretch the DRBD waits).
+step drbd ./runner --topology drbd,drbd-swapfile,drbd-raid1 --jobs 1
 step faults host/test/faults.sh
 step prove make -s prove
 echo "=== check: total"

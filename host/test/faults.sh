@@ -60,6 +60,13 @@ expect guest-panic 1 'PANIC' -- ./runner --topology $T/selftest-panic.ini
 grep -q 'Kernel panic - not syncing: Attempted to kill init' $out/guest-panic.log
 ok $? "the panic verdict quotes the panic" $out/guest-panic.log
 
+# DRBD: node1 cuts its link while node0 is disconnected mid-test.
+expect drbd-link-cut 1 'node0/drbd-replicate: FAILED' -- \
+	./runner --topology $T/selftest-drbd-cut.ini
+grep -qE 'timeout after [0-9]+ s waiting for the reconnect and resync: cs:WFConnection ro:Primary/Unknown' \
+	$out/drbd-link-cut.log
+ok $? "the cut link times out naming the DRBD state" $out/drbd-link-cut.log
+
 # SIGTERM while a guest runs: QEMU ended, disks removed, report incomplete.
 ./runner --topology $T/selftest-hang.ini --timeout 120 >$out/sigterm.log 2>&1 &
 pid=$!

@@ -60,6 +60,15 @@ static void test_topology(void)
 	topo_error("unknown-test.ini", "unknown-test.ini:5: test = no-such-test: no such guest test");
 	topo_error("duplicate.ini", "duplicate.ini:5: unknown key 'memory' in [disks]");
 	topo_error("no-such-file.ini", "cannot open");
+	topo_error("drbd-one-node.ini", "a drbd layer needs [topology] nodes = 2");
+	topo_error("drbd-no-peer-test.ini", "missing field [tests] peer-test");
+	topo_error("three-nodes.ini", "three-nodes.ini:4: nodes = 3: want 1, or 2");
+
+	rc = topo_load("topologies/drbd-raid1.ini", &t, err, sizeof(err));
+	CHECK(rc == 0 && t.nodes == 2 && t.drbd_layer == 1 && t.npeer == 1 &&
+	      !strcmp(t.peer_tests[0], "drbd-peer-check"),
+	      "drbd-raid1: 2 nodes, drbd above md, one peer test (%s)", err);
+	topo_free(&t);
 }
 
 static void test_layers(void)
