@@ -213,7 +213,8 @@ static void pump(struct running *x, int n, guest_line_cb cb, void **ctx)
 		}
 		if (now_s() >= tick) {
 			for (i = 0; i < n; i++)
-				cb(ctx[i], NULL);
+				if (x[i].s[0].fd >= 0 || x[i].s[1].fd >= 0)
+					cb(ctx[i], NULL);
 			tick += 5;
 		}
 	}
