@@ -17,7 +17,8 @@ TESTS := data-integrity swapfile-integrity swapdev-integrity selftest-hang \
 	drbd-peer-check selftest-drbd-cut
 GUEST_BINS := $(B)/guest/bin/init $(addprefix $(B)/guest/bin/,$(TESTS))
 # Host tools copied into the guest, with their libraries.
-GUEST_TOOLS := mdadm dmsetup lvm mkfs.ext4 e2fsck debugfs mkswap mkfs.xfs xfs_repair
+GUEST_TOOLS := mdadm dmsetup lvm thin_check mkfs.ext4 e2fsck debugfs mkswap mkfs.xfs \
+	xfs_repair mkfs.f2fs fsck.f2fs
 INITRAMFS := $(B)/guest/initramfs.cpio.gz
 # drbd-utils is unpacked, never installed on the host (guest-tests/fetch-deb.sh).
 DRBD_UTILS := $(B)/guest/drbd-utils

@@ -71,21 +71,26 @@ int datafiles_verify(const char *mnt, uint64_t seed)
 const char *fs_checker(const char *fstype)
 {
 	return !strcmp(fstype, "ext4") ? "e2fsck -fn" :
-	       !strcmp(fstype, "xfs") ? "xfs_repair -n" : "no checker";
+	       !strcmp(fstype, "xfs") ? "xfs_repair -n" :
+	       !strcmp(fstype, "f2fs") ? "fsck.f2fs -f --dry-run" : "no checker";
 }
 
 int fs_check(const char *dev, const char *fstype)
 {
 	const char *e2[] = { "e2fsck", "-fn", dev, NULL };
 	const char *xfs[] = { "xfs_repair", "-n", dev, NULL };
+	const char *f2fs[] = { "fsck.f2fs", "-f", "--dry-run", dev, NULL };
+	const char **argv = !strcmp(fstype, "ext4") ? e2 :
+			    !strcmp(fstype, "xfs") ? xfs :
+			    !strcmp(fstype, "f2fs") ? f2fs : NULL;
 	char out[8192], *line, *save;
 	int rc, shown = 0;
 
-	if (strcmp(fstype, "ext4") && strcmp(fstype, "xfs")) {
+	if (!argv) {
 		ktap_diag("no checker for %s", fstype);
 		return -1;
 	}
-	rc = run_out(strcmp(fstype, "xfs") ? e2 : xfs, out, sizeof(out));
+	rc = run_out(argv, out, sizeof(out));
 	if (!rc)
 		return 0;
 	ktap_diag("%s %s exited %d:", fs_checker(fstype), dev, rc);

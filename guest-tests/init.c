@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@ struct plan {
 	char name[64];
 	char seed[32];
 	int node;		/* -1: a single guest; else node0 or node1 */
+	int deadline;		/* seconds of uptime: dump blocked tasks */
 	char above[128];	/* node0's layers above DRBD, for node1 */
 	int nlayers, ntests;
 	struct layer layers[MAX_ITEMS];
@@ -118,6 +120,8 @@ static void plan_line(struct plan *p, struct stack *s, char *line)
 		snprintf(p->name, sizeof(p->name), "%s", val);
 	} else if (!strcmp(line, "seed")) {
 		snprintf(p->seed, sizeof(p->seed), "%s", val);
+	} else if (!strcmp(line, "deadline")) {
+		p->deadline = atoi(val);
 	} else if (!strcmp(line, "node")) {
 		p->node = atoi(val);
 	} else if (!strcmp(line, "above")) {
@@ -347,6 +351,50 @@ static int setup_node(const struct plan *p)
 	return 0;
 }
 
+/*
+ * Shortly before the host kills a guest that has not finished, show
+ * what every blocked task is waiting for (sysrq-w, on the console), and
+ * let the kernel name tasks blocked for a minute on its own.
+ */
+/* Async-signal-safe: open, write, close. */
+static void write_level(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return;
+	n = write(fd, val, strlen(val));
+	(void)n;
+	close(fd);
+}
+
+static void dump_blocked(int sig)
+{
+	static const char note[] = "init: deadline near: blocked tasks (sysrq-w):\n";
+	int fd = open("/proc/sysrq-trigger", O_WRONLY);
+	ssize_t n;
+
+	(void)sig;
+	n = write(2, note, sizeof(note) - 1);
+	/* The task dumps are KERN_INFO: let them reach the console. */
+	write_level("/proc/sys/kernel/printk", "7");
+	if (fd >= 0) {
+		n = write(fd, "w", 1);
+		close(fd);
+	}
+	(void)n;
+}
+
+static void setup_watchdog(const struct plan *p, double up)
+{
+	write_str("/proc/sys/kernel/hung_task_timeout_secs", "60");
+	if (p->deadline <= up)
+		return;
+	signal(SIGALRM, dump_blocked);
+	alarm(p->deadline - (int)up);
+}
+
 static void power_off(void)
 {
 	sync();
@@ -389,6 +437,7 @@ int main(void)
 	fprintf(out, "# topology: %s seed: %s uptime_at_init: %.2f\n", p.name,
 		p.seed, uptime());
 	fprintf(out, "1..%d\n", p.ntests + 2);
+	setup_watchdog(&p, uptime());
 	trace_start(&p);
 	t0 = mono_s();
 	stack_ok = !setup_node(&p) && !build_stack(&p, &s, &built);

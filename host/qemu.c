@@ -74,9 +74,8 @@ static char **qemu_argv(const struct guest *g)
 
 		av[n++] = "-device";
 		/*
-		 * No CONFIG_PCI_MSI: NVMe interrupts by INTx.  Slot 0x11+4z
-		 * routes to IRQ 10 on piix (link A), off the line of the
-		 * first virtio disks (slots 3, 4: IRQ 11).
+		 * Slot 0x11+4z: off the INTx lines of the first virtio
+		 * devices, should anything fall back from MSI-X to INTx.
 		 */
 		av[n++] = xasprintf("nvme,id=nvme%d,serial=zns%d,addr=0x%x", z, z,
 				    0x11 + 4 * z);

@@ -31,6 +31,24 @@ static json_object *test_json(const struct test_result *t)
 	return o;
 }
 
+/* Each guest's console: console.log, or console-node0.log, -node1.log. */
+static json_object *console_logs(const struct topo_result *r)
+{
+	json_object *a = json_object_new_array();
+	char *p;
+	int i;
+
+	for (i = 0; i < (r->nodes > 1 ? r->nodes : 1); i++) {
+		if (r->nodes > 1)
+			p = xasprintf("%s/console-node%d.log", r->dir, i);
+		else
+			p = xasprintf("%s/console.log", r->dir);
+		json_object_array_add(a, json_object_new_string(p));
+		free(p);
+	}
+	return a;
+}
+
 static json_object *topo_json(const struct topo_result *r)
 {
 	json_object *o = json_object_new_object(), *a = json_object_new_array();
@@ -51,6 +69,8 @@ static json_object *topo_json(const struct topo_result *r)
 	json_object_object_add(o, "boot_to_first_ktap_s",
 			       json_object_new_double(r->first_ktap));
 	json_object_object_add(o, "results_dir", json_object_new_string(r->dir));
+	json_object_object_add(o, "nodes", json_object_new_int(r->nodes));
+	json_object_object_add(o, "console_logs", console_logs(r));
 	for (i = 0; i < r->ntests; i++)
 		json_object_array_add(a, test_json(&r->tests[i]));
 	json_object_object_add(o, "tests", a);
@@ -259,6 +279,7 @@ int topo_result_load(const char *path, struct topo_result *r)
 	r->uptime = jnum(o, "uptime_at_init_s");
 	r->first_ktap = jnum(o, "boot_to_first_ktap_s");
 	r->dir = jstr(o, "results_dir");
+	r->nodes = jnum(o, "nodes");
 	if (json_object_object_get_ex(o, "tests", &a)) {
 		r->ntests = json_object_array_length(a);
 		r->tests = xcalloc(r->ntests, sizeof(*r->tests));

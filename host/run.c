@@ -60,11 +60,14 @@ static void make_disks(const struct topology *t, const char *dir,
 static char *plan_text(const struct topology *t, const struct run_opts *o,
 		       int node)
 {
+	int timeout = o->timeout ? o->timeout : t->timeout;
 	int nl = node == 1 ? t->drbd_layer + 1 : t->nlayers;
 	struct strbuf sb = { 0 };
 	int i;
 
 	sb_printf(&sb, "name %s\nseed %llu\n", t->name, o->seed);
+	/* Guest uptime at which PID 1 dumps blocked tasks: before we kill it. */
+	sb_printf(&sb, "deadline %d\n", timeout > 20 ? timeout - 10 : timeout);
 	if (node >= 0)
 		sb_printf(&sb, "node %d\n", node);
 	if (node == 1) {
@@ -223,6 +226,21 @@ static void add_test(struct topo_result *r, const char *name,
 		r->nfailed++;
 }
 
+static struct cov_hit *cov_slot(struct topo_result *r, const char *name)
+{
+	struct cov_hit *h;
+	int i;
+
+	for (i = 0; i < r->ncov; i++)
+		if (!strcmp(r->cov[i].name, name))
+			return &r->cov[i];
+	r->cov = xrealloc(r->cov, (r->ncov + 1) * sizeof(*h));
+	h = &r->cov[r->ncov++];
+	snprintf(h->name, sizeof(h->name), "%s", name);
+	h->hits = 0;
+	return h;
+}
+
 /* "# coverage: NAME HITS|not-traceable" lines, wherever they came. */
 static void collect_coverage(struct topo_result *r)
 {
@@ -238,10 +256,11 @@ static void collect_coverage(struct topo_result *r)
 			p += 12;
 			if (sscanf(p, "%63s %31s", name, hits) != 2)
 				continue;
-			r->cov = xrealloc(r->cov, (r->ncov + 1) * sizeof(*h));
-			h = &r->cov[r->ncov++];
-			snprintf(h->name, sizeof(h->name), "%s", name);
-			h->hits = strcmp(hits, "not-traceable") ? atoll(hits) : -1;
+			h = cov_slot(r, name);
+			if (strcmp(hits, "not-traceable"))	/* summed over nodes */
+				h->hits = (h->hits < 0 ? 0 : h->hits) + atoll(hits);
+			else if (!h->hits)
+				h->hits = -1;
 		}
 	}
 }
@@ -403,6 +422,7 @@ void run_topology(const struct topology *t, const struct kernel *k,
 	memset(r, 0, sizeof(*r));
 	r->name = xstrdup(t->name);
 	r->dir = xstrdup(o->results);
+	r->nodes = n;
 	dir = xasprintf("%s/%s.%d", o->tmp, t->name, getpid());
 	rm_rf(dir);
 	if (mkdir_p(dir) || mkdir_p(o->results))

@@ -84,3 +84,14 @@ static int xfs_build(struct stack *s, const struct layer *l, char *msg,
 
 /* Unmounting is the same for every filesystem. */
 const struct layer_ops xfs_ops = { "xfs", xfs_build, ext4_teardown };
+
+/* f2fs: the series' bio allocation change touched its __bio_alloc(). */
+static int f2fs_build(struct stack *s, const struct layer *l, char *msg,
+		      size_t len)
+{
+	static const char *const opts[] = { "-f", "-q", NULL };
+
+	return make_fs(s, "f2fs", opts, msg, len);
+}
+
+const struct layer_ops f2fs_ops = { "f2fs", f2fs_build, ext4_teardown };

@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* LVM: a volume group over several disks and one linear LV, with lvm2. */
+/*
+ * LVM with lvm2: a volume group over the device below (a stack of
+ * stacks: LVM on md) or over free disks, and one LV in it: linear, a thin
+ * volume in a thin pool (dm-thin; lvm runs thin_check on activation), or
+ * a raid1 LV (dm-raid).
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,20 +14,14 @@
 
 #define VG "vg0"
 #define LV "lv0"
+#define POOL "pool0"
 
-static int lvm_build(struct stack *s, const struct layer *l, char *msg,
-		     size_t len)
+/* pvcreate or vgcreate over the PVs: the top of the stack, or n disks. */
+static int vg_create(struct stack *s, int n, char *desc, size_t dlen)
 {
-	int n = atoi(layer_get(l, "devices", "2")), i, a = 0;
 	const char *pv[STACK_MAX_DISKS + 5], *vg[STACK_MAX_DISKS + 5];
-	const char *lv[] = { "lvm", "lvcreate", "-q", "-y", "-l", "100%FREE",
-			     "-n", LV, VG, NULL };
+	int i, a = 0;
 
-	if (n > s->ndisks - s->next_disk) {
-		snprintf(msg, len, "lvm wants %d disks, %d are free", n,
-			 s->ndisks - s->next_disk);
-		return -1;
-	}
 	/* One lvm binary in the guest: its commands as its first argument. */
 	pv[a] = vg[a] = "lvm";
 	a++;
@@ -32,11 +31,54 @@ static int lvm_build(struct stack *s, const struct layer *l, char *msg,
 	vg[a++] = "-q";
 	pv[a] = "-y";
 	vg[a++] = VG;
-	for (i = 0; i < n; i++, a++)
-		pv[a] = vg[a] = s->disks[s->next_disk + i];
+	if (s->top[0]) {
+		pv[a] = vg[a] = s->top;
+		a++;
+		snprintf(desc, dlen, "a VG on %s", s->top);
+	} else {
+		for (i = 0; i < n; i++, a++)
+			pv[a] = vg[a] = s->disks[s->next_disk + i];
+		s->next_disk += n;
+		snprintf(desc, dlen, "a VG of %d disks", n);
+	}
 	pv[a] = vg[a] = NULL;
-	if (run(pv) || run(vg) || run(lv)) {
-		snprintf(msg, len, "pvcreate/vgcreate/lvcreate failed");
+	return run(pv) || run(vg) ? -1 : 0;
+}
+
+static int lv_create(const char *type)
+{
+	const char *linear[] = { "lvm", "lvcreate", "-q", "-y", "-l", "100%FREE",
+				 "-n", LV, VG, NULL };
+	const char *pool[] = { "lvm", "lvcreate", "-q", "-y", "--type",
+			       "thin-pool", "-l", "90%FREE", "-n", POOL, VG, NULL };
+	/* Over-provisioned on purpose: thin allocation on demand. */
+	const char *thin[] = { "lvm", "lvcreate", "-q", "-y", "--type", "thin",
+			       "-V", "1G", "-n", LV, VG "/" POOL, NULL };
+	const char *raid1[] = { "lvm", "lvcreate", "-q", "-y", "--type",
+				"raid1", "-m", "1", "--nosync", "-l",
+				"100%FREE", "-n", LV, VG, NULL };
+
+	if (!strcmp(type, "thin"))
+		return run(pool) || run(thin) ? -1 : 0;
+	if (!strcmp(type, "raid1"))
+		return run(raid1) ? -1 : 0;
+	return run(linear) ? -1 : 0;
+}
+
+static int lvm_build(struct stack *s, const struct layer *l, char *msg,
+		     size_t len)
+{
+	int n = atoi(layer_get(l, "devices", "2"));
+	const char *type = layer_get(l, "type", "linear");
+	char desc[96];
+
+	if (!s->top[0] && n > s->ndisks - s->next_disk) {
+		snprintf(msg, len, "lvm wants %d disks, %d are free", n,
+			 s->ndisks - s->next_disk);
+		return -1;
+	}
+	if (vg_create(s, n, desc, sizeof(desc)) || lv_create(type)) {
+		snprintf(msg, len, "pvcreate/vgcreate/lvcreate (%s) failed", type);
 		return -1;
 	}
 	snprintf(s->top, sizeof(s->top), "/dev/%s/%s", VG, LV);
@@ -44,8 +86,7 @@ static int lvm_build(struct stack *s, const struct layer *l, char *msg,
 		snprintf(msg, len, "%s did not appear", s->top);
 		return -1;
 	}
-	s->next_disk += n;
-	snprintf(msg, len, "%s: linear LV over a VG of %d disks", s->top, n);
+	snprintf(msg, len, "%s: %s LV in %s", s->top, type, desc);
 	return 0;
 }
 

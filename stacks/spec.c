@@ -39,8 +39,9 @@ static const struct kind_spec kinds[] = {
 		{ "reserved", 'n', NULL },
 		{ "probe", 'e', "bad-primary" },
 	} },
-	{ "lvm", "LVM volume group over disks with one linear LV (lvm2)", {
+	{ "lvm", "LVM volume group over the device below or over disks, one LV: linear, thin (in a thin pool) or raid1 (lvm2)", {
 		{ "devices", 'n', NULL },
+		{ "type", 'e', "linear|thin|raid1" },
 	} },
 	{ "drbd", "DRBD 8.4 resource between the two nodes (drbdadm), node0 primary", {
 		{ "protocol", 'e', "A|B|C" },
@@ -53,6 +54,7 @@ static const struct kind_spec kinds[] = {
 	} },
 	{ "ext4", "ext4 made with mkfs.ext4 -b 4096, mounted", { { NULL } } },
 	{ "xfs", "xfs made with mkfs.xfs, mounted", { { NULL } } },
+	{ "f2fs", "f2fs made with mkfs.f2fs, mounted", { { NULL } } },
 	{ "swapfile", "swap file written (not sparse) on the filesystem", {
 		{ "size", 's', NULL },
 	} },

@@ -10,7 +10,7 @@
 static const struct layer_ops *const all_ops[] = {
 	&md_ops, &dm_linear_ops, &dm_crypt_ops, &dm_zoned_ops, &lvm_ops,
 	&brd_ops, &zram_ops, &drbd_ops,
-	&ext4_ops, &xfs_ops, &swapfile_ops, &swapdev_ops,
+	&ext4_ops, &xfs_ops, &f2fs_ops, &swapfile_ops, &swapdev_ops,
 };
 
 const struct layer_ops *stack_ops(const char *kind)

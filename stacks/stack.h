@@ -32,7 +32,7 @@ struct layer_ops {
 			size_t len);
 };
 
-extern const struct layer_ops md_ops, ext4_ops, xfs_ops, swapfile_ops, swapdev_ops,
+extern const struct layer_ops md_ops, ext4_ops, xfs_ops, f2fs_ops, swapfile_ops, swapdev_ops,
 	dm_linear_ops, dm_crypt_ops, lvm_ops, brd_ops, zram_ops, dm_zoned_ops,
 	drbd_ops;
 /* dmsetup create NAME from TABLE (the node becomes the top); remove. */

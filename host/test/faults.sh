@@ -55,6 +55,10 @@ expect guest-hang-times-out 1 'timeout: the guest did not finish in time' -- \
 	./runner --topology $T/selftest-hang.ini
 grep -q 'last console lines' $out/guest-hang-times-out.log
 ok $? "the timeout verdict quotes the console" $out/guest-hang-times-out.log
+res=$(sed -n 's/^runner: results in //p' $out/guest-hang-times-out.log)
+grep -q 'sysrq: Show Blocked State' "$res/base/selftest-hang/console.log"
+ok $? "before the deadline PID 1 dumped the blocked tasks (sysrq-w)" \
+	"$res/base/selftest-hang/console.log"
 
 expect guest-panic 1 'PANIC' -- ./runner --topology $T/selftest-panic.ini
 grep -q 'Kernel panic - not syncing: Attempted to kill init' $out/guest-panic.log
