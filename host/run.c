@@ -160,13 +160,25 @@ static const char *const splats[] = {
 	"EXT4-fs warning", "JBD2:", "Call Trace:", NULL,
 };
 
-static bool is_splat(const char *line)
+/*
+ * Only the kernel's lines count: printk stamps them "[   12.345678] "
+ * (PRINTK_TIME), while the tools' own "WARNING:" lines share the console.
+ * A stamp may follow a tool's unfinished line, so look anywhere.
+ */
+bool is_splat(const char *line)
 {
-	int i;
+	const char *p = line;
+	int i, end;
+	double t;
 
-	for (i = 0; splats[i]; i++)
-		if (strstr(line, splats[i]))
-			return true;
+	while ((p = strchr(p, '['))) {
+		end = 0;
+		if (sscanf(p, "[%lf]%n", &t, &end) == 1 && end)
+			for (i = 0; splats[i]; i++)
+				if (strstr(p + end, splats[i]))
+					return true;
+		p++;
+	}
 	return false;
 }
 

@@ -54,6 +54,8 @@ void run_topology(const struct topology *t, const struct kernel *k,
 /* "kvm" only when a probe guest under KVM proves fast, else "tcg". */
 const char *probe_accel(const struct kernel *k, const struct run_opts *o);
 
+/* A console line where the kernel (a "[ 1.23]" stamped line) is unwell. */
+bool is_splat(const char *line);
 /* Lines of the console log that mean the kernel is unwell, or NULL. */
 char *scan_console(const char *log);
 

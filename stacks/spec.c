@@ -35,6 +35,8 @@ static const struct kind_spec kinds[] = {
 	} },
 	{ "dm-crypt", "dm-crypt aes-xts-plain64 with a fixed test key (dmsetup)",
 	  { { NULL } } },
+	{ "dm-clone", "dm-clone of a pattern-filled disk onto another, hydration off until the test enables it (dmsetup)",
+	  { { NULL } } },
 	{ "dm-zoned", "dm-zoned v2 over a regular cache disk and a zoned disk, formatted by stacks/dmz-format.c (dmsetup)", {
 		{ "reserved", 'n', NULL },
 		{ "probe", 'e', "bad-primary" },
@@ -69,6 +71,7 @@ const char *const spec_tests[] = {
 	"md-rebuild-reshape",
 	"fsync-storm",
 	"drbd-replicate",
+	"dm-clone-hydrate",
 	"drbd-peer-check",
 	/* Self-tests of the harness (host/test/faults.sh), not of kernels. */
 	"selftest-hang",

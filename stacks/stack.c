@@ -8,7 +8,7 @@
 #include "../guest-tests/guest.h"
 
 static const struct layer_ops *const all_ops[] = {
-	&md_ops, &dm_linear_ops, &dm_crypt_ops, &dm_zoned_ops, &lvm_ops,
+	&md_ops, &dm_linear_ops, &dm_crypt_ops, &dm_clone_ops, &dm_zoned_ops, &lvm_ops,
 	&brd_ops, &zram_ops, &drbd_ops,
 	&ext4_ops, &xfs_ops, &f2fs_ops, &swapfile_ops, &swapdev_ops,
 };
@@ -40,6 +40,8 @@ void stack_export(const struct stack *s)
 	setenv("STACK_MNT", s->mnt, 1);
 	setenv("STACK_SWAPFILE", s->swapfile, 1);
 	setenv("STACK_SWAPDEV", s->swapdev, 1);
+	setenv("STACK_CLONE_SOURCE", s->clone_src, 1);
+	setenv("STACK_CLONE_DEST", s->clone_dst, 1);
 }
 
 int stack_lower(struct stack *s, char *dev, size_t len, char *msg,

@@ -22,6 +22,7 @@ struct stack {
 	char swapfile[128];
 	char swapdev[64];	/* a swap device (no filesystem) */
 	int nmd;		/* md arrays created: /dev/md0 .. */
+	char clone_src[32], clone_dst[32];	/* dm-clone's disks */
 };
 
 struct layer_ops {
@@ -32,7 +33,7 @@ struct layer_ops {
 			size_t len);
 };
 
-extern const struct layer_ops md_ops, ext4_ops, xfs_ops, f2fs_ops, swapfile_ops, swapdev_ops,
+extern const struct layer_ops md_ops, ext4_ops, xfs_ops, f2fs_ops, dm_clone_ops, swapfile_ops, swapdev_ops,
 	dm_linear_ops, dm_crypt_ops, lvm_ops, brd_ops, zram_ops, dm_zoned_ops,
 	drbd_ops;
 /* dmsetup create NAME from TABLE (the node becomes the top); remove. */

@@ -15,6 +15,7 @@
 #include "../cpio.h"
 #include "../kbuild.h"
 #include "../ktap.h"
+#include "../run.h"
 #include "../topo.h"
 
 #include "check.h"
@@ -69,6 +70,18 @@ static void test_topology(void)
 	      !strcmp(t.peer_tests[0], "drbd-peer-check"),
 	      "drbd-raid1: 2 nodes, drbd above md, one peer test (%s)", err);
 	topo_free(&t);
+}
+
+static void test_splats(void)
+{
+	CHECK(is_splat("[   12.345678] WARNING: CPU: 0 PID: 1 at fs/ext4/x.c:1"),
+	      "splat: a kernel WARNING");
+	CHECK(is_splat("+ mkswap /dev/md0[    3.100000] BUG: kernel NULL pointer dereference"),
+	      "splat: a kernel BUG after a tool's unfinished line");
+	CHECK(!is_splat("  WARNING: New raid1 won't be synchronised."),
+	      "splat: lvm's own WARNING is not the kernel's");
+	CHECK(!is_splat("[    1.000000] md: raid1 personality registered"),
+	      "splat: a routine kernel line");
 }
 
 static void test_layers(void)
@@ -245,6 +258,7 @@ static void test_coverage(void)
 int main(void)
 {
 	test_topology();
+	test_splats();
 	test_layers();
 	test_ktap();
 	test_kconfig();

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dm-clone over three free disks: a source filled with a seeded pattern
+ * (stream 7 of the run's seed), a destination and a metadata disk (both
+ * zero: sparse images).  Created with hydration off, so the test sees the
+ * clone before, during and after hydration (it enables it by message).
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stack.h"
+#include "../guest-tests/guest.h"
+
+#define NAME "clone0"
+#define REGION_SECTORS 64	/* 32 KiB regions */
+#define CHUNK (1 << 20)
+
+static int fill_source(const char *dev, long long bytes)
+{
+	uint64_t seed = env_seed();
+	int fd = open(dev, O_WRONLY | O_DIRECT | O_CLOEXEC);
+	void *buf = NULL;
+	long long off;
+	int bad = fd < 0 || posix_memalign(&buf, 4096, CHUNK);
+
+	for (off = 0; !bad && off < bytes; off += CHUNK) {
+		size_t n = bytes - off < CHUNK ? bytes - off : CHUNK;
+
+		pattern_fill(buf, n, seed, 7, off);
+		bad = pwrite(fd, buf, n, off) != (ssize_t)n;
+	}
+	bad = bad || fdatasync(fd);
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return bad ? -1 : 0;
+}
+
+static int clone_build(struct stack *s, const struct layer *l, char *msg,
+		       size_t len)
+{
+	const char *src, *dst, *meta;
+	char table[256];
+	long long sz;
+
+	if (s->ndisks - s->next_disk < 3) {
+		snprintf(msg, len, "dm-clone wants 3 free disks (source, destination, metadata)");
+		return -1;
+	}
+	src = s->disks[s->next_disk];
+	dst = s->disks[s->next_disk + 1];
+	meta = s->disks[s->next_disk + 2];
+	sz = dev_sectors(src);
+	if (sz <= 0 || fill_source(src, sz * 512)) {
+		snprintf(msg, len, "cannot fill the source %s", src);
+		return -1;
+	}
+	snprintf(table, sizeof(table), "0 %lld clone %s %s %s %d 1 no_hydration\n",
+		 sz, meta, dst, src, REGION_SECTORS);
+	if (dm_create(s, NAME, table, msg, len))
+		return -1;
+	s->next_disk += 3;
+	snprintf(s->clone_src, sizeof(s->clone_src), "%s", src);
+	snprintf(s->clone_dst, sizeof(s->clone_dst), "%s", dst);
+	snprintf(msg, len, "%s: dm-clone of %s (pattern, %lld MiB) onto %s, metadata on %s, hydration off",
+		 s->top, src, sz >> 11, dst, meta);
+	return 0;
+}
+
+static int clone_teardown(struct stack *s, const struct layer *l, char *msg,
+			  size_t len)
+{
+	return dm_remove(NAME, msg, len);
+}
+
+const struct layer_ops dm_clone_ops = { "dm-clone", clone_build, clone_teardown };
