@@ -98,7 +98,7 @@ static int hydration(long long *done, long long *total)
 		return -1;
 	/* 0 LEN clone MDBLK USED/TOTAL REGION HYDRATED/TOTAL HYDRATING ... */
 	for (p = strtok(out, " "); p; p = strtok(NULL, " "))
-		if (++field == 6)
+		if (++field == 7)
 			return sscanf(p, "%lld/%lld", done, total) == 2 ? 0 : -1;
 	return -1;
 }
