@@ -69,9 +69,17 @@ int run_hog(uint64_t seed, long long *bytes)
 	int st;
 	pid_t pid;
 
+	/*
+	 * More than RAM, so pages must go out; but where the stack itself
+	 * holds much memory (dm-zoned's metadata cache) no more than half
+	 * the free swap beyond what is available: pages that come back keep
+	 * their swap slots, and a full swap ends in the OOM killer.
+	 */
 	*bytes = total + (32LL << 20);
 	if (*bytes > room - (48LL << 20))
 		*bytes = room - (48LL << 20);
+	if (*bytes > avail + (meminfo_kb("SwapFree") << 9))
+		*bytes = avail + (meminfo_kb("SwapFree") << 9);
 	if (pageout) {
 		*bytes = avail / 2;
 		if (*bytes > (meminfo_kb("SwapFree") << 10) - (16LL << 20))

@@ -351,11 +351,6 @@ static int setup_node(const struct plan *p)
 	return 0;
 }
 
-/*
- * Shortly before the host kills a guest that has not finished, show
- * what every blocked task is waiting for (sysrq-w, on the console), and
- * let the kernel name tasks blocked for a minute on its own.
- */
 /* Async-signal-safe: open, write, close. */
 static void write_level(const char *path, const char *val)
 {
@@ -369,6 +364,11 @@ static void write_level(const char *path, const char *val)
 	close(fd);
 }
 
+/*
+ * At two thirds of the host's deadline for a guest that has not
+ * finished, show what every blocked task is waiting for (sysrq-w, on the
+ * console), and let the kernel name tasks blocked for a minute on its own.
+ */
 static void dump_blocked(int sig)
 {
 	static const char note[] = "init: deadline near: blocked tasks (sysrq-w):\n";

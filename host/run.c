@@ -66,8 +66,11 @@ static char *plan_text(const struct topology *t, const struct run_opts *o,
 	int i;
 
 	sb_printf(&sb, "name %s\nseed %llu\n", t->name, o->seed);
-	/* Guest uptime at which PID 1 dumps blocked tasks: before we kill it. */
-	sb_printf(&sb, "deadline %d\n", timeout > 20 ? timeout - 10 : timeout);
+	/*
+	 * Guest uptime at which PID 1 dumps blocked tasks: well before we
+	 * kill it, as a loaded TCG guest's clock can lag the host's.
+	 */
+	sb_printf(&sb, "deadline %d\n", timeout * 2 / 3);
 	if (node >= 0)
 		sb_printf(&sb, "node %d\n", node);
 	if (node == 1) {
