@@ -14,7 +14,7 @@ GUEST_HDRS := $(wildcard guest-tests/*.h stacks/*.h)
 STACKS := $(filter-out stacks/spec.c,$(wildcard stacks/*.c))
 TESTS := data-integrity swapfile-integrity swapdev-integrity selftest-hang \
 	md-writebehind md-rebuild-reshape fsync-storm drbd-replicate \
-	drbd-peer-check selftest-drbd-cut dm-clone-hydrate
+	drbd-peer-check selftest-drbd-cut dm-clone-hydrate dm-recreate
 GUEST_BINS := $(B)/guest/bin/init $(addprefix $(B)/guest/bin/,$(TESTS))
 # Host tools copied into the guest, with their libraries.
 GUEST_TOOLS := mdadm dmsetup lvm thin_check mkfs.ext4 e2fsck debugfs mkswap mkfs.xfs \

@@ -32,6 +32,36 @@ long long meminfo_kb(const char *key)
 	return v;
 }
 
+/*
+ * After MADV_PAGEOUT to an asynchronous device (DRBD) the written pages
+ * stay in the swap cache and would come back from there, not from the
+ * device.  Once writeback is done, a short-lived filler of free memory
+ * plus the swap cache makes reclaim drop those clean pages (no I/O is
+ * needed for them), so reading the hog back swaps in from the device.
+ */
+static void evict_swap_cache(void)
+{
+	long long cached, fill, off;
+	double end = mono_s() + 120;
+	char *f;
+
+	while (meminfo_kb("Writeback") > 0 && mono_s() < end)
+		usleep(20000);
+	cached = meminfo_kb("SwapCached") << 10;
+	fill = (meminfo_kb("MemFree") << 10) + cached - (8LL << 20);
+	if (cached <= 0 || fill <= 0)
+		return;
+	f = mmap(NULL, fill, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (f == MAP_FAILED)
+		return;
+	for (off = 0; off < fill; off += BLK)
+		f[off] = 1;
+	munmap(f, fill);
+	ktap_diag("swap cache %lld MiB -> %lld MiB after a %lld MiB filler",
+		  cached >> 20, meminfo_kb("SwapCached") >> 10, fill >> 20);
+}
+
 /* In a child: fill more memory than the guest has, then verify it all. */
 static int hog(uint64_t seed, long long bytes, int pageout)
 {
@@ -45,6 +75,8 @@ static int hog(uint64_t seed, long long bytes, int pageout)
 		pattern_fill(m + p * BLK, BLK, seed, HOG_STREAM, p * BLK);
 	if (pageout && madvise(m, bytes, MADV_PAGEOUT))
 		ktap_diag("madvise(MADV_PAGEOUT): %m");
+	if (pageout)
+		evict_swap_cache();
 	for (p = 0; p < pages; p++) {
 		if (pattern_check(m + p * BLK, BLK, seed, HOG_STREAM,
 				  p * BLK) < 0)
@@ -62,7 +94,14 @@ static int hog(uint64_t seed, long long bytes, int pageout)
 int run_hog(uint64_t seed, long long *bytes)
 {
 	const char *kinds = env_or("STACK_KINDS", "");
-	int pageout = strstr(kinds, "brd") || strstr(kinds, "zram");
+	/*
+	 * Memory pressure cannot push pages to RAM-backed swap (swapping
+	 * into RAM frees nothing), and over DRBD it can deadlock: DRBD 8.4's
+	 * sockets are not SOCK_MEMALLOC, its receiver and kswapd were seen
+	 * blocked for minutes.  There the hog pages out with MADV_PAGEOUT.
+	 */
+	int ram = strstr(kinds, "brd") || strstr(kinds, "zram");
+	int pageout = ram || strstr(kinds, "drbd");
 	long long total = meminfo_kb("MemTotal") << 10;
 	long long avail = meminfo_kb("MemAvailable") << 10;
 	long long room = avail + (meminfo_kb("SwapFree") << 10);
@@ -87,7 +126,8 @@ int run_hog(uint64_t seed, long long *bytes)
 	}
 	ktap_diag("memory hog: %lld MiB, guest RAM %lld MiB, free swap %lld MiB, %s",
 		  *bytes >> 20, total >> 20, meminfo_kb("SwapFree") >> 10,
-		  pageout ? "pushed out with MADV_PAGEOUT (RAM-backed swap)" :
+		  ram ? "pushed out with MADV_PAGEOUT (RAM-backed swap)" :
+		  pageout ? "pushed out with MADV_PAGEOUT (swap over DRBD)" :
 		  "pushed out by memory pressure");
 	fflush(NULL);
 	pid = fork();

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
@@ -423,6 +424,12 @@ int main(void)
 	int n = 0, built = 0, stack_ok, i;
 	double t0;
 
+	/*
+	 * Never swapped out: the tests push memory to swap, and a swap stack
+	 * that hangs must not take PID 1 (its watchdog, its report) with it.
+	 */
+	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+		perror("init: mlockall");
 	setup_mounts();
 	setup_console();
 	setenv("PATH", "/sbin:/bin:/usr/sbin:/usr/bin", 1);

@@ -72,6 +72,7 @@ const char *const spec_tests[] = {
 	"fsync-storm",
 	"drbd-replicate",
 	"dm-clone-hydrate",
+	"dm-recreate",
 	"drbd-peer-check",
 	/* Self-tests of the harness (host/test/faults.sh), not of kernels. */
 	"selftest-hang",
