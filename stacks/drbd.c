@@ -57,8 +57,10 @@ static int write_conf(const char *lower, const struct layer *l)
  * stalled here ("Remote failed to finish a request within 42200ms >
  * ko-count"); with this larger free reserve it passed several times and
  * then deadlocked once more (drbd_r_r0 and kswapd0 blocked for minutes).
- * So the swap tests page out with MADV_PAGEOUT on DRBD (guest-tests/hog.c);
- * the reserve stays for the network's atomic allocations.
+ * A later run with MADV_PAGEOUT plus a short filler to drop the swap cache
+ * deadlocked the same way.  So on DRBD the swap tests page out with
+ * MADV_PAGEOUT and no memory pressure at all (guest-tests/hog.c); the
+ * reserve stays for the network's atomic allocations.
  */
 #define MIN_FREE_KB "16384"
 
