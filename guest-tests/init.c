@@ -369,22 +369,18 @@ static void write_level(const char *path, const char *val)
  * At two thirds of the host's deadline for a guest that has not
  * finished, show what every blocked task is waiting for (sysrq-w, on the
  * console), and let the kernel name tasks blocked for a minute on its own.
+ * Nothing here touches the console's tty: a task blocked in the middle of
+ * a console write (faulting on a page that must come back from a hung
+ * swap device) would hold its lock.  The note goes through /dev/kmsg, the
+ * dump through /proc/sysrq-trigger.
  */
 static void dump_blocked(int sig)
 {
-	static const char note[] = "init: deadline near: blocked tasks (sysrq-w):\n";
-	int fd = open("/proc/sysrq-trigger", O_WRONLY);
-	ssize_t n;
-
 	(void)sig;
-	n = write(2, note, sizeof(note) - 1);
 	/* The task dumps are KERN_INFO: let them reach the console. */
 	write_level("/proc/sys/kernel/printk", "7");
-	if (fd >= 0) {
-		n = write(fd, "w", 1);
-		close(fd);
-	}
-	(void)n;
+	write_level("/dev/kmsg", "<4>init: deadline near: blocked tasks (sysrq-w) follow\n");
+	write_level("/proc/sysrq-trigger", "w");
 }
 
 static void setup_watchdog(const struct plan *p, double up)
