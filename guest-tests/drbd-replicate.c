@@ -78,20 +78,6 @@ static int open_dev(int flags, char **buf)
 	return fd;
 }
 
-static int fill(int fd, char *buf)
-{
-	long long off, end = nblocks * BLK;
-
-	for (off = 0; off < end; off += CHUNK) {
-		size_t len = end - off < CHUNK ? end - off : CHUNK;
-
-		pattern_fill(buf, len, seed, 1, off);
-		if (pwrite(fd, buf, len, off) != (ssize_t)len)
-			return -1;
-	}
-	return fdatasync(fd);
-}
-
 static int rewrite(int fd, char *buf, int from, int to)
 {
 	int j;
@@ -113,7 +99,7 @@ static int primary_part(struct ktap *k)
 	char *buf = NULL, msg[256];
 	int fd = open_dev(O_RDWR, &buf), ok;
 
-	ok = fd >= 0 && !fill(fd, buf);
+	ok = !pattern_write_fd(fd, nblocks * BLK, seed, 1);
 	ktap_result(k, ok, "%lld MiB pattern written through %s", nblocks * BLK >> 20,
 		    DRBD_DEV);
 

@@ -235,6 +235,23 @@ void pattern_fill(void *buf, size_t len, uint64_t seed, uint64_t stream,
 		p[i] = pattern_byte(seed, stream, off + i);
 }
 
+int pattern_write_fd(int fd, long long bytes, uint64_t seed, uint64_t stream)
+{
+	const long long chunk = 1 << 20;
+	void *buf = NULL;
+	long long off;
+	int bad = fd < 0 || posix_memalign(&buf, 4096, chunk);
+
+	for (off = 0; !bad && off < bytes; off += chunk) {
+		size_t n = bytes - off < chunk ? bytes - off : chunk;
+
+		pattern_fill(buf, n, seed, stream, off);
+		bad = pwrite(fd, buf, n, off) != (ssize_t)n;
+	}
+	free(buf);
+	return bad || fdatasync(fd) ? -1 : 0;
+}
+
 long long pattern_check(const void *buf, size_t len, uint64_t seed,
 			uint64_t stream, uint64_t off)
 {

@@ -44,6 +44,11 @@ int ktap_end(struct ktap *k);
 uint64_t pattern_word(uint64_t seed, uint64_t stream, uint64_t i);
 void pattern_fill(void *buf, size_t len, uint64_t seed, uint64_t stream,
 		  uint64_t off);
+/*
+ * Write the pattern over [0, bytes) of fd a megabyte at a time, from an
+ * aligned buffer (fd may be O_DIRECT), then fdatasync; 0 on success.
+ */
+int pattern_write_fd(int fd, long long bytes, uint64_t seed, uint64_t stream);
 /* First byte offset in [0,len) where buf differs from the pattern, or -1. */
 long long pattern_check(const void *buf, size_t len, uint64_t seed,
 			uint64_t stream, uint64_t off);

@@ -39,10 +39,7 @@ static json_object *console_logs(const struct topo_result *r)
 	int i;
 
 	for (i = 0; i < (r->nodes > 1 ? r->nodes : 1); i++) {
-		if (r->nodes > 1)
-			p = xasprintf("%s/console-node%d.log", r->dir, i);
-		else
-			p = xasprintf("%s/console.log", r->dir);
+		p = node_file(r->dir, "console", ".log", r->nodes, i);
 		json_object_array_add(a, json_object_new_string(p));
 		free(p);
 	}

@@ -360,14 +360,20 @@ static char *cmdline(const struct topology *t)
 	return sb.buf;
 }
 
+char *node_file(const char *dir, const char *name, const char *ext,
+		int nodes, int n)
+{
+	if (nodes > 1)
+		return xasprintf("%s/%s-node%d%s", dir, name, n, ext);
+	return xasprintf("%s/%s%s", dir, name, ext);
+}
+
 /* Node n of t->nodes: its disks, logs ("console-node1.log") and link. */
 static struct guest guest_for(const struct topology *t,
 			      const struct kernel *k, const struct run_opts *o,
 			      const char *dir, int n, int net_fd)
 {
-	char *node = t->nodes > 1 ? xasprintf("node%d", n) : xstrdup("");
-	char *dash = xasprintf("%s%s", *node ? "-" : "", node);
-	char *pre = xasprintf("%s%s", node, *node ? "-" : "");
+	char *pre = t->nodes > 1 ? xasprintf("node%d-", n) : xstrdup("");
 	char **disks = xcalloc(t->ndisks + t->nzoned + 1, sizeof(char *));
 	struct guest g = {
 		.kernel = k->bzimage,
@@ -379,23 +385,21 @@ static struct guest guest_for(const struct topology *t,
 		.ndisks = t->ndisks + t->nzoned,
 		.disks = disks,
 		.nzoned = t->nzoned,
-		.console_log = xasprintf("%s/console%s.log", o->results, dash),
-		.ktap_log = xasprintf("%s/ktap%s.log", o->results, dash),
-		.qemu_log = xasprintf("%s/qemu%s.log", o->results, dash),
+		.console_log = node_file(o->results, "console", ".log", t->nodes, n),
+		.ktap_log = node_file(o->results, "ktap", ".log", t->nodes, n),
+		.qemu_log = node_file(o->results, "qemu", ".log", t->nodes, n),
 		.timeout = o->timeout ? o->timeout : t->timeout,
 		.net_fd = net_fd,
 		.mac = xasprintf("52:54:00:99:00:%02x", n + 1),
 	};
 	char *plan = plan_text(t, o, t->nodes > 1 ? n : -1);
-	char *path = xasprintf("%s/plan%s", o->results, dash);
+	char *path = node_file(o->results, "plan", "", t->nodes, n);
 
 	make_disks(t, dir, pre, disks);
 	write_file_atomic(path, plan, strlen(plan));
 	make_initrd(o->initramfs, plan, g.initrd);
 	free(plan);
 	free(path);
-	free(node);
-	free(dash);
 	free(pre);
 	return g;
 }

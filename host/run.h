@@ -47,6 +47,13 @@ struct topo_result {
 	struct cov_hit *cov;
 };
 
+/*
+ * A guest's file in the results folder: DIR/NAME.EXT for a single guest,
+ * DIR/NAME-nodeN.EXT for node n of two ("console", ".log").
+ */
+char *node_file(const char *dir, const char *name, const char *ext,
+		int nodes, int n);
+
 /* Boot one topology's guest on kernel k and collect its verdict. */
 void run_topology(const struct topology *t, const struct kernel *k,
 		  const struct run_opts *o, struct topo_result *res);

@@ -8,7 +8,6 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -17,27 +16,15 @@
 
 #define NAME "clone0"
 #define REGION_SECTORS 64	/* 32 KiB regions */
-#define CHUNK (1 << 20)
 
 static int fill_source(const char *dev, long long bytes)
 {
-	uint64_t seed = env_seed();
 	int fd = open(dev, O_WRONLY | O_DIRECT | O_CLOEXEC);
-	void *buf = NULL;
-	long long off;
-	int bad = fd < 0 || posix_memalign(&buf, 4096, CHUNK);
+	int bad = pattern_write_fd(fd, bytes, env_seed(), 7);
 
-	for (off = 0; !bad && off < bytes; off += CHUNK) {
-		size_t n = bytes - off < CHUNK ? bytes - off : CHUNK;
-
-		pattern_fill(buf, n, seed, 7, off);
-		bad = pwrite(fd, buf, n, off) != (ssize_t)n;
-	}
-	bad = bad || fdatasync(fd);
 	if (fd >= 0)
 		close(fd);
-	free(buf);
-	return bad ? -1 : 0;
+	return bad;
 }
 
 static int clone_build(struct stack *s, const struct layer *l, char *msg,
