@@ -6,7 +6,7 @@ CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter
 HOST_LIBS := -linih -lcrypto -ljson-c -lxml2
 HOST_CFLAGS := -I/usr/include/json-c -I/usr/include/libxml2
 
-HOST_OBJS := $(addprefix $(B)/obj/host/,util.o topo.o ktap.o kbuild.o cpio.o qemu.o run.o expect.o coverage.o report.o) \
+HOST_OBJS := $(addprefix $(B)/obj/host/,util.o topo.o ktap.o kbuild.o cpio.o qemu.o run.o expect.o coverage.o report.o hang.o) \
 	     $(B)/obj/stacks/spec.o
 GUEST_LIB := guest-tests/guest.c guest-tests/hog.c guest-tests/md-util.c \
 	guest-tests/drbd-util.c guest-tests/datafiles.c stacks/spec.c

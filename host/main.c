@@ -32,7 +32,7 @@
 
 struct options {
 	char *root, *build, *series, *topologies, *accel, *expect;
-	char *json, *junit, *fragment;
+	char *json, *junit, *fragment, *kargs;
 	unsigned long long seed;
 	int timeout, jobs;
 	bool all, list, keep, verbose, require_coverage, changed_functions;
@@ -50,7 +50,7 @@ static void usage(FILE *f)
 	      "              [--require-coverage] [--json FILE] [--junit FILE]\n"
 	      "              [--baseline [DIR]] [--bisect] [--config-fragment FILE]\n"
 	      "              [--shard K/N] [--repeat N] [--tap] [--build-only]\n"
-	      "              [--jobs N]\n"
+	      "              [--jobs N] [--kernel-args ARGS]\n"
 	      "\n"
 	      "Builds linux-source-6.1 with the patch series in DIR (default\n"
 	      "patches/base), boots each topology in QEMU and runs its tests.\n"
@@ -69,6 +69,7 @@ static void usage(FILE *f)
 	      "  --baseline  run DIR (default patches/base) too and report only\n"
 	      "              what the series changed: new, fixed, unchanged failures\n"
 	      "  --config-fragment  instead of guest-tests/kernel.config\n"
+	      "  --kernel-args  appended to every guest's kernel command line\n"
 	      "  --shard K/N a stable 1/N of the selected topologies (CI workers)\n"
 	      "  --repeat N  run each topology N times; per-test pass rates\n"
 	      "  --jobs N    guests at once (default: the number of cores), never\n"
@@ -108,6 +109,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "json", required_argument, NULL, 'J' },
 		{ "baseline", no_argument, NULL, 'B' },
 		{ "config-fragment", required_argument, NULL, 'G' },
+		{ "kernel-args", required_argument, NULL, 'K' },
 		{ "bisect", no_argument, NULL, 'X' },
 		{ "shard", required_argument, NULL, 'H' },
 		{ "repeat", required_argument, NULL, 'R' },
@@ -123,7 +125,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 	char *end, junk;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "t:als:S:T:A:kvhE:CFJ:U:BXG:H:R:POj:", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:als:S:T:A:kvhE:CFJ:U:BXG:K:H:R:POj:", lo, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			o->topologies = optarg;
@@ -177,6 +179,9 @@ static void parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'G':
 			o->fragment = optarg;
+			break;
+		case 'K':
+			o->kargs = optarg;
 			break;
 		case 'B':
 			o->baseline = "";
@@ -965,6 +970,7 @@ static struct ctx *setup(int argc, char **argv)
 	c->ro.timeout = c->o.timeout;
 	c->ro.keep = c->o.keep;
 	c->ro.verbose = c->o.verbose;
+	c->ro.kargs = c->o.kargs;
 	return c;
 }
 

@@ -7,6 +7,7 @@
  * of a socketpair, a socket netdev each, nothing else.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +25,9 @@
 #define CON_FD 3
 #define KTAP_FD 4
 #define NET_FD 5
+#define MON_FD 6
+/* After the NMI at the deadline: time for the guest to print its panic. */
+#define NMI_GRACE 10
 
 static char **qemu_argv(const struct guest *g)
 {
@@ -57,6 +62,10 @@ static char **qemu_argv(const struct guest *g)
 	av[n++] = xasprintf("file,id=ktap,path=/dev/fd/%d", KTAP_FD);
 	av[n++] = "-device";
 	av[n++] = "virtserialport,bus=vs.0,chardev=ktap,name=ktap";
+	av[n++] = "-chardev";
+	av[n++] = xasprintf("socket,id=mon,fd=%d", MON_FD);
+	av[n++] = "-mon";
+	av[n++] = "chardev=mon,mode=readline";
 	if (g->net_fd >= 0) {
 		av[n++] = "-netdev";
 		av[n++] = xasprintf("socket,id=link,fd=%d", NET_FD);
@@ -90,7 +99,7 @@ static char **qemu_argv(const struct guest *g)
 	return av;
 }
 
-static pid_t spawn(const struct guest *g, int con, int ktap)
+static pid_t spawn(const struct guest *g, int con, int ktap, int mon)
 {
 	int log = open(g->qemu_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 		       0644);
@@ -109,8 +118,10 @@ static pid_t spawn(const struct guest *g, int con, int ktap)
 		/* Move them out of the way first: any may be 3, 4 or 5. */
 		con = fcntl(con, F_DUPFD_CLOEXEC, 10);
 		ktap = fcntl(ktap, F_DUPFD_CLOEXEC, 10);
+		mon = fcntl(mon, F_DUPFD_CLOEXEC, 10);
 		net = g->net_fd >= 0 ? fcntl(g->net_fd, F_DUPFD_CLOEXEC, 10) : -1;
 		if (dup2(con, CON_FD) < 0 || dup2(ktap, KTAP_FD) < 0 ||
+		    dup2(mon, MON_FD) < 0 ||
 		    (net >= 0 && dup2(net, NET_FD) < 0))
 			_exit(127);
 		execvp(av[0], av);
@@ -172,17 +183,102 @@ static FILE *open_log(const char *path)
 struct running {
 	const struct guest *g;
 	struct stream s[2];	/* console, KTAP */
+	int mon;		/* QEMU's human monitor */
 	pid_t pid;
 	double t0;
+	double nmi_at;		/* when the deadline's NMI went in, or 0 */
+	bool killed;
 	struct guest_result *r;
 };
 
 static void kill_guest(struct running *x, bool *flag)
 {
-	if (*flag)
-		return;
 	*flag = true;
+	if (x->killed)
+		return;
+	x->killed = true;
 	kill(-x->pid, SIGKILL);
+}
+
+/* Monitor output up to its next "(qemu) " prompt, without escapes. */
+static char *mon_read(int fd, double limit)
+{
+	struct strbuf sb = { 0 };
+	struct pollfd p = { fd, POLLIN, 0 };
+	char buf[4096];
+	ssize_t n, i;
+
+	sb_add(&sb, "", 0);
+	while (now_s() < limit && poll(&p, 1, 100) >= 0) {
+		if (!p.revents)
+			continue;
+		n = read(fd, buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		for (i = 0; i < n; i++)
+			if (buf[i] == 0x1b)	/* ESC [ params letter */
+				while (i + 1 < n && !isalpha(buf[++i]))
+					;
+			else if (buf[i] != '\r')
+				sb_add(&sb, buf + i, 1);
+		if (sb.len >= 7 && !strcmp(sb.buf + sb.len - 7, "(qemu) ")) {
+			sb.buf[sb.len -= 7] = 0;
+			break;
+		}
+	}
+	return sb.buf;
+}
+
+/*
+ * The deadline: ask QEMU whether and where the vCPU runs (a guest whose
+ * clock stopped cannot tell), then inject an NMI, which a guest booted
+ * with unknown_nmi_panic answers with a panic and its stack.  The
+ * monitor echoes what it is sent (redrawn as typed): that line is
+ * dropped.
+ */
+static void snapshot(struct running *x)
+{
+	static const char *const cmd[] = {
+		"info status", "info registers", "info lapic", "info pic",
+		"nmi", NULL,
+	};
+	FILE *f = fopen(x->g->state_log, "we");
+	char *out;
+	int i;
+
+	if (!f)
+		return;
+	free(mon_read(x->mon, now_s() + 2));	/* the banner */
+	for (i = 0; cmd[i]; i++) {
+		char *line = xasprintf("%s\n", cmd[i]);
+		ssize_t n = send(x->mon, line, strlen(line), MSG_NOSIGNAL);
+
+		free(line);
+		if (n < 0)
+			break;
+		out = mon_read(x->mon, now_s() + 2);
+		fprintf(f, "(qemu) %s\n%s", cmd[i], out + strcspn(out, "\n") +
+			!!out[strcspn(out, "\n")]);
+		free(out);
+	}
+	fclose(f);
+}
+
+/* Past the deadline: snapshot and NMI first, kill after the grace. */
+static void deadline(struct running *x)
+{
+	if (!x->g->state_log) {
+		kill_guest(x, &x->r->timed_out);
+		return;
+	}
+	if (!x->nmi_at) {
+		x->r->timed_out = true;
+		x->nmi_at = now_s();
+		snapshot(x);
+		return;
+	}
+	if (now_s() - x->nmi_at > NMI_GRACE)
+		kill_guest(x, &x->r->timed_out);
 }
 
 /* Until every guest's streams are closed: it ended, or we killed it. */
@@ -208,7 +304,7 @@ static void pump(struct running *x, int n, guest_line_cb cb, void **ctx)
 			if (stop_requested)
 				kill_guest(&x[i], &x[i].r->interrupted);
 			if (now_s() - x[i].t0 > x[i].g->timeout)
-				kill_guest(&x[i], &x[i].r->timed_out);
+				deadline(&x[i]);
 		}
 		if (now_s() >= tick) {
 			for (i = 0; i < n; i++)
@@ -221,17 +317,20 @@ static void pump(struct running *x, int n, guest_line_cb cb, void **ctx)
 
 static void start(struct running *x)
 {
-	int con[2], ktap[2];
+	int con[2], ktap[2], mon[2];
 
 	memset(x->r, 0, sizeof(*x->r));
-	if (pipe2(con, O_CLOEXEC) || pipe2(ktap, O_CLOEXEC))
+	if (pipe2(con, O_CLOEXEC) || pipe2(ktap, O_CLOEXEC) ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, mon))
 		die("pipe: %s", strerror(errno));
 	x->s[0].log = open_log(x->g->console_log);
 	x->s[1].log = open_log(x->g->ktap_log);
 	x->t0 = now_s();
-	x->pid = spawn(x->g, con[1], ktap[1]);
+	x->pid = spawn(x->g, con[1], ktap[1], mon[1]);
 	close(con[1]);
 	close(ktap[1]);
+	close(mon[1]);
+	x->mon = mon[0];
 	x->s[0].fd = con[0];
 	x->s[1].fd = ktap[0];
 }
@@ -243,6 +342,7 @@ static void finish(struct running *x, guest_line_cb cb, void *ctx)
 	while (waitpid(x->pid, &st, 0) < 0 && errno == EINTR)
 		;
 	child_untrack(x->pid);
+	close(x->mon);
 	x->r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	x->r->seconds = now_s() - x->t0;
 	if (x->s[1].line.len)

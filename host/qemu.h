@@ -12,6 +12,7 @@ struct guest {
 	char **disks;
 	int nzoned;		/* the last nzoned disks are NVMe ZNS */
 	const char *console_log, *ktap_log, *qemu_log;
+	const char *state_log;	/* QEMU's monitor at the deadline */
 	int timeout;		/* seconds */
 	int net_fd;		/* >= 0: a stream socket to the peer guest */
 	const char *mac;	/* its virtio-net MAC */
@@ -29,8 +30,11 @@ typedef void (*guest_line_cb)(void *ctx, const char *line);
 
 /*
  * Boot a guest and wait for it: console and KTAP port each go to their
- * log, KTAP lines also to cb.  On timeout or a stop request QEMU is
- * killed.  Returns 0 when QEMU could be started.
+ * log, KTAP lines also to cb.  On a stop request QEMU is killed.  At the
+ * deadline the vCPU state from QEMU's monitor goes to state_log, the
+ * guest gets an NMI (with unknown_nmi_panic it panics and prints where
+ * it was) and a few seconds to print, then QEMU is killed.  Returns 0
+ * when QEMU could be started.
  */
 int guest_run(const struct guest *g, guest_line_cb cb, void *ctx,
 	      struct guest_result *r);

@@ -13,9 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #include "cpio.h"
+#include "hang.h"
 #include "qemu.h"
 #include "run.h"
 
@@ -185,14 +190,12 @@ bool is_splat(const char *line)
 	return false;
 }
 
-char *scan_console(const char *log)
+char *scan_console(const char *console)
 {
 	struct strbuf sb = { 0 };
-	char *text = read_file(log, NULL), *line, *save;
+	char *text = xstrdup(console), *line, *save;
 	int n = 0;
 
-	if (!text)
-		return NULL;
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		if (!is_splat(line))
@@ -206,20 +209,15 @@ char *scan_console(const char *log)
 	return sb.buf;
 }
 
-static char *console_tail(const char *log, int lines)
+static const char *console_tail(const char *text, int lines)
 {
-	size_t len;
-	char *text = read_file(log, &len), *p, *tail;
+	const char *p;
 	int n = 0;
 
-	if (!text)
-		return xstrdup("(no console log)\n");
-	for (p = text + len; p > text; p--)
+	for (p = text + strlen(text); p > text; p--)
 		if (p[-1] == '\n' && ++n > lines)
 			break;
-	tail = xstrdup(p);
-	free(text);
-	return tail;
+	return p;
 }
 
 static void add_test(struct topo_result *r, const char *name,
@@ -292,16 +290,34 @@ enum {
 	V_TIMEOUT = 1, V_INTERRUPTED = 2, V_PANIC = 4,
 };
 
+/* What QEMU's monitor said at the deadline, in one line. */
+static void deadline_state(struct strbuf *why, const char *state_log,
+			   const char *sysmap)
+{
+	char *state = read_file(state_log, NULL);
+	char *map = state ? read_file(sysmap, NULL) : NULL;
+	char *sum = state ? vcpu_summary(state, map) : NULL;
+
+	if (sum)
+		sb_printf(why, "QEMU at the deadline (%s): %s\n", state_log,
+			  sum);
+	free(sum);
+	free(map);
+	free(state);
+}
+
 /*
  * One guest's own tests, then "guest" (it ran to the end) and
  * "kernel-log", their names after prefix ("node1/" of two nodes).
  */
 static int verdict(struct topo_result *r, struct live *l,
-		   const struct guest_result *g, const char *console,
-		   const char *prefix)
+		   const struct guest_result *g, const struct guest *gs,
+		   const char *sysmap, const char *prefix)
 {
+	const char *console = gs->console_log;
+	char *text = read_file(console, NULL);
 	struct strbuf why = { 0 };
-	char *splat, *tail, *name;
+	char *splat, *name, *nmi;
 	int i, v = 0;
 
 	for (i = 0; i < l->k.ntests; i++) {
@@ -311,23 +327,29 @@ static int verdict(struct topo_result *r, struct live *l,
 		free(name);
 	}
 	ktap_finish(&l->k);
-	if (g->timed_out)
+	if (!text)
+		text = xstrdup("(no console log)\n");
+	nmi = g->timed_out ? nmi_split(text) : NULL;
+	if (g->timed_out) {
 		sb_printf(&why, "timeout: the guest did not finish in time; QEMU was killed\n");
+		deadline_state(&why, gs->state_log, sysmap);
+	}
 	if (g->interrupted)
 		sb_printf(&why, "interrupted: QEMU was killed\n");
 	if (!g->timed_out && !g->interrupted && g->status)
 		sb_printf(&why, "QEMU exited with status %d\n", g->status);
 	if (l->k.errors.len)
 		sb_add(&why, l->k.errors.buf, l->k.errors.len);
-	if (why.len) {
-		tail = console_tail(console, 25);
-		sb_printf(&why, "last console lines (%s):\n%s", console, tail);
-		free(tail);
-	}
+	if (why.len)
+		sb_printf(&why, "last console lines (%s):\n%s", console,
+			  console_tail(text, 25));
+	if (nmi)
+		sb_printf(&why, "the guest's stack at the deadline's NMI (every task's follows in the console log):\n%s",
+			  nmi);
 	name = xasprintf("%sguest", prefix);
 	add_test(r, name, why.len ? KTAP_FAIL : KTAP_PASS, g->seconds, why.buf);
 	free(name);
-	splat = scan_console(console);
+	splat = scan_console(text);
 	name = xasprintf("%skernel-log", prefix);
 	add_test(r, name, splat && *splat ? KTAP_FAIL : KTAP_PASS, 0, splat);
 	free(name);
@@ -335,6 +357,8 @@ static int verdict(struct topo_result *r, struct live *l,
 	v |= g->interrupted ? V_INTERRUPTED : 0;
 	v |= splat && strstr(splat, "Kernel panic") ? V_PANIC : 0;
 	free(splat);
+	free(text);
+	free(nmi);
 	sb_free(&why);
 	return v;
 }
@@ -345,18 +369,62 @@ static const char *verdict_word(const struct topo_result *r, int v)
 	       v & V_PANIC ? "PANIC" : r->nfailed ? "FAIL" : "PASS";
 }
 
+/*
+ * The host's TSC rate, measured once against CLOCK_MONOTONIC_RAW over
+ * 50 ms; 0 if this is no x86 host.
+ */
+static long host_tsc_khz(void)
+{
+	static long khz = -1;
+#if defined(__x86_64__)
+	struct timespec a, b;
+	unsigned long long t0, t1;
+	double ns;
+
+	if (khz >= 0)
+		return khz;
+	clock_gettime(CLOCK_MONOTONIC_RAW, &a);
+	t0 = __rdtsc();
+	do
+		clock_gettime(CLOCK_MONOTONIC_RAW, &b);
+	while ((b.tv_sec - a.tv_sec) * 1e9 + b.tv_nsec - a.tv_nsec < 5e7);
+	t1 = __rdtsc();
+	ns = (b.tv_sec - a.tv_sec) * 1e9 + b.tv_nsec - a.tv_nsec;
+	khz = (long)((t1 - t0) / ns * 1e6 + 0.5);
+#else
+	khz = 0;
+#endif
+	return khz;
+}
+
 /* The kernel command line; built-in brd takes its size from it. */
-static char *cmdline(const struct topology *t)
+static char *cmdline(const struct topology *t, const struct run_opts *o)
 {
 	struct strbuf sb = { 0 };
 	int i;
 
 	sb_printf(&sb, "console=ttyS0 panic=-1 loglevel=5 rdinit=/init");
+	/*
+	 * At the deadline the host injects an NMI: the guest panics with
+	 * its stack, every task's (0x1), memory (0x2) and timers (0x4).
+	 */
+	sb_printf(&sb, " unknown_nmi_panic panic_print=0x7");
+	/*
+	 * TCG's TSC is the host's.  Calibrating it against the emulated PIT
+	 * fails on a busy host, and the clocksource watchdog compares it
+	 * with jiffies, which lose ticks there: either leaves the guest on
+	 * a jiffies clock that runs slow.  Tell it the rate instead.
+	 */
+	if (!strcmp(o->accel, "tcg") && host_tsc_khz() > 0)
+		sb_printf(&sb, " tsc_early_khz=%ld tsc=reliable",
+			  host_tsc_khz());
 	for (i = 0; i < t->nlayers; i++)
 		if (!strcmp(t->layers[i].kind, "brd"))
 			sb_printf(&sb, " brd.rd_nr=1 brd.rd_size=%lld",
 				  parse_size(layer_get(&t->layers[i], "size",
 						       "256M")) >> 10);
+	if (o->kargs)
+		sb_printf(&sb, " %s", o->kargs);
 	return sb.buf;
 }
 
@@ -378,7 +446,7 @@ static struct guest guest_for(const struct topology *t,
 	struct guest g = {
 		.kernel = k->bzimage,
 		.initrd = xasprintf("%s/%sinitrd", dir, pre),
-		.append = cmdline(t),
+		.append = cmdline(t, o),
 		.accel = o->accel,
 		.memory = t->memory,
 		.smp = 2,
@@ -388,6 +456,8 @@ static struct guest guest_for(const struct topology *t,
 		.console_log = node_file(o->results, "console", ".log", t->nodes, n),
 		.ktap_log = node_file(o->results, "ktap", ".log", t->nodes, n),
 		.qemu_log = node_file(o->results, "qemu", ".log", t->nodes, n),
+		.state_log = node_file(o->results, "qemu-state", ".log",
+				       t->nodes, n),
 		.timeout = o->timeout ? o->timeout : t->timeout,
 		.net_fd = net_fd,
 		.mac = xasprintf("52:54:00:99:00:%02x", n + 1),
@@ -397,6 +467,9 @@ static struct guest guest_for(const struct topology *t,
 
 	make_disks(t, dir, pre, disks);
 	write_file_atomic(path, plan, strlen(plan));
+	free(path);
+	path = node_file(o->results, "cmdline", "", t->nodes, n);
+	write_file_atomic(path, g.append, strlen(g.append));
 	make_initrd(o->initramfs, plan, g.initrd);
 	free(plan);
 	free(path);
@@ -436,6 +509,7 @@ void run_topology(const struct topology *t, const struct kernel *k,
 	struct guest_result gr[2];
 	void *ctx[2] = { &l[0], &l[1] };
 	int i, n = t->nodes, link[2], v = 0;
+	char *sysmap = xasprintf("%s/src/out/System.map", k->dir);
 	char *dir;
 
 	memset(r, 0, sizeof(*r));
@@ -468,13 +542,14 @@ void run_topology(const struct topology *t, const struct kernel *k,
 		r->wall = gr[i].seconds > r->wall ? gr[i].seconds : r->wall;
 		if (!i || (l[i].first_line >= 0 && l[i].first_line < r->first_ktap))
 			r->first_ktap = l[i].first_line;
-		v |= verdict(r, &l[i], &gr[i], g[i].console_log, prefix);
+		v |= verdict(r, &l[i], &gr[i], &g[i], sysmap, prefix);
 		if (!i)
 			r->uptime = parse_uptime(&l[i].k);
 		ktap_free(&l[i].k);
 		free((char *)l[i].label);
 		free(prefix);
 	}
+	free(sysmap);
 	r->verdict = (char *)verdict_word(r, v);
 	collect_coverage(r);
 	if (o->keep)

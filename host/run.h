@@ -13,6 +13,7 @@ struct run_opts {
 	const char *initramfs;	/* the cached base archive */
 	const char *results;	/* this run's results folder */
 	const char *accel;
+	const char *kargs;	/* appended to the guest command line */
 	unsigned long long seed;
 	int timeout;		/* 0: the topology's own */
 	bool keep;
@@ -63,7 +64,7 @@ const char *probe_accel(const struct kernel *k, const struct run_opts *o);
 
 /* A console line where the kernel (a "[ 1.23]" stamped line) is unwell. */
 bool is_splat(const char *line);
-/* Lines of the console log that mean the kernel is unwell, or NULL. */
-char *scan_console(const char *log);
+/* Lines of console (its text) that mean the kernel is unwell, or NULL. */
+char *scan_console(const char *console);
 
 #endif

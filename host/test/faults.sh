@@ -59,6 +59,14 @@ res=$(sed -n 's/^runner: results in //p' $out/guest-hang-times-out.log)
 grep -q 'sysrq: Show Blocked State' "$res/base/selftest-hang/console.log"
 ok $? "before the deadline PID 1 dumped the blocked tasks (sysrq-w)" \
 	"$res/base/selftest-hang/console.log"
+grep -qE 'QEMU at the deadline .*VM status running; vCPU at [0-9a-f]+ \([a-z_]+\+0x' \
+	$out/guest-hang-times-out.log
+ok $? "at the deadline QEMU's monitor named the vCPU's function" \
+	$out/guest-hang-times-out.log
+grep -q "the guest's stack at the deadline's NMI" $out/guest-hang-times-out.log &&
+	grep -q 'Kernel panic - not syncing: NMI' $out/guest-hang-times-out.log
+ok $? "the guest answered the deadline's NMI with its stack" \
+	$out/guest-hang-times-out.log
 
 expect guest-panic 1 'PANIC' -- ./runner --topology $T/selftest-panic.ini
 grep -q 'Kernel panic - not syncing: Attempted to kill init' $out/guest-panic.log

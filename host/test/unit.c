@@ -14,6 +14,7 @@
 #include "../coverage.h"
 #include "../cpio.h"
 #include "../kbuild.h"
+#include "../hang.h"
 #include "../ktap.h"
 #include "../run.h"
 #include "../topo.h"
@@ -255,6 +256,46 @@ static void test_coverage(void)
 	cov_free(&c);
 }
 
+/* What QEMU's monitor and the guest's console say at a deadline. */
+static void test_hang(void)
+{
+	const char *map = "0000000001000000 A phys_startup_64\n"
+		"ffffffff814ba5e0 T native_safe_halt\n"
+		"ffffffff814ba5f4 t native_halt\n"
+		"ffffffff81c24a40 D init_task\n";
+	const char *state = "(qemu) info status\nVM status: paused (io-error)\n"
+		"(qemu) info registers\n\nCPU#0\n"
+		"RIP=ffffffff814ba5f3 RFL=00000046 [---Z-P-] CPL=0 HLT=0\n";
+	char console[] = "[ 1.0] before\n"
+		"[ 9.0] Uhhuh. NMI received for unknown reason 21 on CPU 0.\n"
+		"[ 9.0] Kernel panic - not syncing: NMI: Not continuing\n"
+		"[ 9.0]  <TASK>\n[ 9.0]  ? do_idle+0x48/0x72\n[ 9.0]  </TASK>\n"
+		"[ 9.0] task:init state:S\n";
+	char *s = ksym(map, 0xffffffff814ba5f3ULL), *nmi;
+
+	CHECK(s && !strcmp(s, "native_safe_halt+0x13"),
+	      "hang: an address names the text symbol at or below it (%s)", s);
+	free(s);
+	s = ksym(map, 0x1000);
+	CHECK(!s, "hang: an address below every text symbol names none");
+	free(s);
+	s = vcpu_summary(state, map);
+	CHECK(s && strstr(s, "VM status paused (io-error)") &&
+	      strstr(s, "ffffffff814ba5f3 (native_safe_halt+0x13)") &&
+	      strstr(s, "interrupts off") && !strstr(s, "halted"),
+	      "hang: the monitor's state in one line (%s)", s);
+	free(s);
+	s = vcpu_summary("nothing here", NULL);
+	CHECK(!s, "hang: no state, no summary");
+	nmi = nmi_split(console);
+	CHECK(nmi && !strcmp(console, "[ 1.0] before\n") &&
+	      strstr(nmi, "Kernel panic") && strstr(nmi, "</TASK>") &&
+	      !strstr(nmi, "task:init"),
+	      "hang: the console is cut at the NMI, its stack kept apart");
+	free(nmi);
+	CHECK(!nmi_split(console), "hang: no NMI, nothing cut");
+}
+
 int main(void)
 {
 	test_topology();
@@ -266,6 +307,7 @@ int main(void)
 	test_patch_output();
 	test_cpio();
 	test_coverage();
+	test_hang();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
