@@ -2,11 +2,14 @@
 /* The memory hog that pushes pages out to swap and checks them back. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/swap.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,18 +35,59 @@ long long meminfo_kb(const char *key)
 	return v;
 }
 
-/* In a child: fill more memory than the guest has, then verify it all. */
-static int hog(uint64_t seed, long long bytes, int pageout)
+/*
+ * How the hog's pages get out to swap:
+ * - RECLAIM: more than the guest's RAM, global memory pressure;
+ * - MEMCG: the hog alone in a memory cgroup whose memory.max is a
+ *   quarter of it: reclaim runs in the hog's own context while the rest
+ *   of the guest has free memory, so a driver that allocates on its
+ *   write path (dm-zoned's metadata blocks, DRBD's network buffers) gets
+ *   it;
+ * - PAGEOUT: madvise(MADV_PAGEOUT), no pressure at all.
+ */
+enum pressure { RECLAIM, MEMCG, PAGEOUT };
+
+static const char *const pressure_name[] = { "reclaim", "memcg", "pageout" };
+
+#define CGROUP "/sys/fs/cgroup"
+
+/* Move this process into a fresh memory cgroup limited to limit bytes. */
+static int enter_memcg(long long limit)
+{
+	char buf[32];
+
+	mkdir(CGROUP, 0755);
+	if (mount("cgroup2", CGROUP, "cgroup2", 0, NULL) && errno != EBUSY) {
+		ktap_diag("mount cgroup2: %m");
+		return -1;
+	}
+	rmdir(CGROUP "/hog");
+	snprintf(buf, sizeof(buf), "%lld", limit);
+	if (write_str(CGROUP "/cgroup.subtree_control", "+memory") ||
+	    (mkdir(CGROUP "/hog", 0755) && errno != EEXIST) ||
+	    write_str(CGROUP "/hog/memory.max", buf) ||
+	    write_str(CGROUP "/hog/cgroup.procs", "0")) {
+		ktap_diag("memory cgroup " CGROUP "/hog: %m");
+		return -1;
+	}
+	return 0;
+}
+
+/* In a child: fill memory, get it out to swap, then verify it all. */
+static int hog(uint64_t seed, long long bytes, enum pressure how)
 {
 	long long pages = bytes / BLK, p, bad = 0;
-	unsigned char *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned char *m;
 
+	if (how == MEMCG && enter_memcg(bytes / 4))
+		return 2;
+	m = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return 2;
 	for (p = 0; p < pages; p++)
 		pattern_fill(m + p * BLK, BLK, seed, HOG_STREAM, p * BLK);
-	if (pageout && madvise(m, bytes, MADV_PAGEOUT))
+	if (how == PAGEOUT && madvise(m, bytes, MADV_PAGEOUT))
 		ktap_diag("madvise(MADV_PAGEOUT): %m");
 	for (p = 0; p < pages; p++) {
 		if (pattern_check(m + p * BLK, BLK, seed, HOG_STREAM,
@@ -59,57 +103,106 @@ static int hog(uint64_t seed, long long bytes, int pageout)
 	return bad ? 1 : 0;
 }
 
+static bool ram_backed(const char *kinds)
+{
+	return strstr(kinds, "brd") || strstr(kinds, "zram");
+}
+
+/*
+ * The topology's swap-pressure ($SWAP_PRESSURE), else by the stack:
+ * swapping into RAM (brd, zram) frees nothing, so pressure would end in
+ * the OOM killer; global pressure livelocks dm-zoned (its chunk worker
+ * allocates metadata blocks with GFP_NOIO, which reclaim cannot satisfy
+ * while that worker holds the swap writes: seen in 8 of 11 runs) and
+ * deadlocks DRBD 8.4 (its sockets are not SOCK_MEMALLOC; 3 of 8 runs).
+ */
+static enum pressure pressure(const char *kinds)
+{
+	const char *want = getenv("SWAP_PRESSURE");
+	int i;
+
+	for (i = 0; want && i < 3; i++)
+		if (!strcmp(want, pressure_name[i]))
+			return i;
+	if (ram_backed(kinds))
+		return PAGEOUT;
+	if (strstr(kinds, "drbd") || strstr(kinds, "dm-zoned"))
+		return MEMCG;
+	return RECLAIM;
+}
+
+/* How much to hog: enough to swap, never enough to fill the swap. */
+static long long hog_size(enum pressure how)
+{
+	long long total = meminfo_kb("MemTotal") << 10;
+	long long avail = meminfo_kb("MemAvailable") << 10;
+	long long swap = meminfo_kb("SwapFree") << 10;
+	long long bytes;
+
+	if (how == PAGEOUT) {
+		bytes = avail / 2;
+		return bytes > swap - (16LL << 20) ? swap - (16LL << 20) : bytes;
+	}
+	if (how == MEMCG) {
+		/*
+		 * Pages that come back keep their swap slots: all of it must
+		 * fit the swap, and its quarter in RAM half of what is free.
+		 */
+		bytes = swap - (32LL << 20);
+		return bytes > 2 * avail ? 2 * avail : bytes;
+	}
+	/*
+	 * More than RAM, so pages must go out; but where the stack itself
+	 * holds much memory no more than half the free swap beyond what is
+	 * available: pages that come back keep their swap slots, and a full
+	 * swap ends in the OOM killer.
+	 */
+	bytes = total + (32LL << 20);
+	if (bytes > avail + swap - (48LL << 20))
+		bytes = avail + swap - (48LL << 20);
+	if (bytes > avail + swap / 2)
+		bytes = avail + swap / 2;
+	return bytes;
+}
+
+static const char *pressure_why(enum pressure how, const char *kinds)
+{
+	if (how == PAGEOUT)
+		return ram_backed(kinds) ?
+		       "pushed out with MADV_PAGEOUT (RAM-backed swap)" :
+		       "pushed out with MADV_PAGEOUT";
+	if (how == MEMCG)
+		return "pushed out by its memory cgroup's limit (a quarter of it)";
+	return "pushed out by memory pressure";
+}
+
+static enum pressure last_pressure;
+
 int run_hog(uint64_t seed, long long *bytes)
 {
 	const char *kinds = env_or("STACK_KINDS", "");
-	/*
-	 * Memory pressure cannot push pages to RAM-backed swap (swapping
-	 * into RAM frees nothing), and over DRBD it deadlocks: DRBD 8.4's
-	 * sockets are not SOCK_MEMALLOC; its receiver, kswapd and jbd2 were
-	 * seen blocked for minutes (3 of 8 runs).  There the hog pages out
-	 * with MADV_PAGEOUT.
-	 */
-	int ram = strstr(kinds, "brd") || strstr(kinds, "zram");
-	int pageout = ram || strstr(kinds, "drbd");
-	long long total = meminfo_kb("MemTotal") << 10;
-	long long avail = meminfo_kb("MemAvailable") << 10;
-	long long room = avail + (meminfo_kb("SwapFree") << 10);
+	enum pressure how = pressure(kinds);
 	int st;
 	pid_t pid;
 
-	/*
-	 * More than RAM, so pages must go out; but where the stack itself
-	 * holds much memory (dm-zoned's metadata cache) no more than half
-	 * the free swap beyond what is available: pages that come back keep
-	 * their swap slots, and a full swap ends in the OOM killer.
-	 */
-	*bytes = total + (32LL << 20);
-	if (*bytes > room - (48LL << 20))
-		*bytes = room - (48LL << 20);
-	if (*bytes > avail + (meminfo_kb("SwapFree") << 9))
-		*bytes = avail + (meminfo_kb("SwapFree") << 9);
-	if (pageout) {
-		*bytes = avail / 2;
-		if (*bytes > (meminfo_kb("SwapFree") << 10) - (16LL << 20))
-			*bytes = (meminfo_kb("SwapFree") << 10) - (16LL << 20);
-	}
+	last_pressure = how;
+	*bytes = hog_size(how);
 	ktap_diag("memory hog: %lld MiB, guest RAM %lld MiB, free swap %lld MiB, %s",
-		  *bytes >> 20, total >> 20, meminfo_kb("SwapFree") >> 10,
-		  ram ? "pushed out with MADV_PAGEOUT (RAM-backed swap)" :
-		  pageout ? "pushed out with MADV_PAGEOUT (swap over DRBD)" :
-		  "pushed out by memory pressure");
+		  *bytes >> 20, meminfo_kb("MemTotal") >> 10,
+		  meminfo_kb("SwapFree") >> 10, pressure_why(how, kinds));
 	fflush(NULL);
 	pid = fork();
 	if (!pid)
-		_exit(hog(seed, *bytes, pageout));
+		_exit(hog(seed, *bytes, how));
 	if (pid < 0 || waitpid(pid, &st, 0) < 0)
 		return -1;
+	if (how == MEMCG)
+		rmdir(CGROUP "/hog");
 	if (WIFSIGNALED(st))
 		ktap_diag("hog killed by signal %d%s", WTERMSIG(st),
 			  WTERMSIG(st) == SIGKILL ? " (OOM killer?)" : "");
 	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -1;
 }
-
 
 int swap_round_trip(struct ktap *k, uint64_t seed, const char *swap,
 		    int ready)
@@ -122,13 +215,12 @@ int swap_round_trip(struct ktap *k, uint64_t seed, const char *swap,
 	ktap_diag("pswpout +%lld, pswpin +%lld pages", vmstat("pswpout") - out0,
 		  vmstat("pswpin") - in0);
 	/*
-	 * Over DRBD the paged-out pages stay in the swap cache: only reclaim
-	 * drops it, and reclaim is what deadlocks swap over DRBD here.  There
-	 * the writes must go out; the pages come back from the swap cache.
+	 * Paged out to a device that completes writes later, the pages stay
+	 * in the swap cache (only reclaim drops it) and come back from there.
 	 */
-	if (strstr(env_or("STACK_KINDS", ""), "drbd")) {
+	if (last_pressure == PAGEOUT && !ram_backed(env_or("STACK_KINDS", ""))) {
 		moved = vmstat("pswpout") > out0;
-		ktap_result(k, moved, "pages went out to swap (over DRBD they come back from the swap cache)");
+		ktap_result(k, moved, "pages went out to swap (paged out, they come back from the swap cache)");
 	} else {
 		moved = vmstat("pswpout") > out0 && vmstat("pswpin") > in0;
 		ktap_result(k, moved, "pages went out to swap and came back");

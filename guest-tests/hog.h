@@ -7,11 +7,11 @@
 long long meminfo_kb(const char *key);
 /*
  * Fill anonymous memory with seeded, position-tagged pages in a child, get
- * them out to swap, then verify every page.  Normally the hog is larger
- * than the guest's RAM and memory pressure does the swapping.  Swap on a
- * RAM-backed device (brd, zram; $STACK_KINDS names them) frees nothing, so
- * pressure would only end in the OOM killer: there the hog takes half the
- * free memory and madvise(MADV_PAGEOUT) pushes it out.  Prints KTAP
+ * them out to swap, then verify every page.  How they get out is the
+ * topology's swap-pressure ($SWAP_PRESSURE: reclaim, memcg or pageout),
+ * else chosen by the stack ($STACK_KINDS): global memory pressure, the
+ * limit of a memory cgroup the hog runs in (dm-zoned, DRBD), or
+ * madvise(MADV_PAGEOUT) (RAM-backed swap: brd, zram).  Prints KTAP
  * diagnostics; returns 0 when all pages came back intact.
  */
 int run_hog(uint64_t seed, long long *bytes);

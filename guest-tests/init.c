@@ -136,6 +136,8 @@ static void plan_line(struct plan *p, struct stack *s, char *line)
 			p->nlayers++;
 	} else if (!strcmp(line, "trace") && p->ntrace < MAX_TRACE) {
 		snprintf(p->trace[p->ntrace++], sizeof(p->trace[0]), "%s", val);
+	} else if (!strcmp(line, "swap-pressure")) {
+		setenv("SWAP_PRESSURE", val, 1);	/* read by the hog */
 	} else if (!strcmp(line, "test") && p->ntests < MAX_ITEMS) {
 		snprintf(p->tests[p->ntests++], sizeof(p->tests[0]), "%s", val);
 	}

@@ -95,6 +95,8 @@ static char *plan_text(const struct topology *t, const struct run_opts *o,
 			  t->tests[i]);
 	for (i = 0; i < o->ntrace; i++)
 		sb_printf(&sb, "trace %s\n", o->trace[i]);
+	if (*t->swap_pressure)
+		sb_printf(&sb, "swap-pressure %s\n", t->swap_pressure);
 	return sb.buf;
 }
 

@@ -146,8 +146,15 @@ static int tests_key(struct parse_state *ps, const char *k, const char *v)
 	bool peer = !strcmp(k, "peer-test");
 	int *n = peer ? &t->npeer : &t->ntests;
 
+	if (!strcmp(k, "swap-pressure")) {
+		if (strcmp(v, "reclaim") && strcmp(v, "memcg") &&
+		    strcmp(v, "pageout"))
+			return fail(ps, "swap-pressure = %s: want reclaim, memcg or pageout", v);
+		snprintf(t->swap_pressure, sizeof(t->swap_pressure), "%s", v);
+		return 1;
+	}
 	if (strcmp(k, "test") && !peer)
-		return fail(ps, "unknown key '%s' in [tests] (want 'test' or 'peer-test')", k);
+		return fail(ps, "unknown key '%s' in [tests] (want 'test', 'peer-test' or 'swap-pressure')", k);
 	if (!spec_test_known(v))
 		return fail(ps, "%s = %s: no such guest test", k, v);
 	if (*n == TOPO_MAX_TESTS)

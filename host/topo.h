@@ -27,6 +27,7 @@ struct topology {
 	int npeer;
 	char *peer_tests[TOPO_MAX_TESTS];	/* node1's (nodes = 2) */
 	int drbd_layer;		/* index of the drbd layer, or -1 */
+	char swap_pressure[16];	/* reclaim, memcg, pageout; "": by the stack */
 };
 
 /*

@@ -64,6 +64,7 @@ static void test_topology(void)
 	topo_error("no-such-file.ini", "cannot open");
 	topo_error("drbd-one-node.ini", "a drbd layer needs [topology] nodes = 2");
 	topo_error("drbd-no-peer-test.ini", "missing field [tests] peer-test");
+	topo_error("bad-swap-pressure.ini", "bad-swap-pressure.ini:6: swap-pressure = gentle: want reclaim, memcg or pageout");
 	topo_error("three-nodes.ini", "three-nodes.ini:4: nodes = 3: want 1, or 2");
 
 	rc = topo_load("topologies/drbd-raid1.ini", &t, err, sizeof(err));
