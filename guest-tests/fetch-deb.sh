@@ -15,6 +15,7 @@ if ! (cd "$dir.tmp" && apt-get download -q "$pkg" 2>&1 >/dev/null |
 	exit 1
 fi
 dpkg -x "$dir.tmp"/"$pkg"_*.deb "$dir.tmp/root"
+touch "$dir.tmp/ok"	# make's stamp: fetched and unpacked
 rm -rf "$dir"
 mv "$dir.tmp" "$dir"
 trap - EXIT
