@@ -113,7 +113,7 @@ static bool ram_backed(const char *kinds)
  * swapping into RAM (brd, zram) frees nothing, so pressure would end in
  * the OOM killer; global pressure livelocks dm-zoned (its chunk worker
  * allocates metadata blocks with GFP_NOIO, which reclaim cannot satisfy
- * while that worker holds the swap writes: seen in 8 of 11 runs) and
+ * while that worker holds the swap writes: seen in 9 of 12 runs) and
  * deadlocks DRBD 8.4 (its sockets are not SOCK_MEMALLOC; 3 of 8 runs).
  */
 static enum pressure pressure(const char *kinds)
