@@ -252,6 +252,33 @@ int pattern_write_fd(int fd, long long bytes, uint64_t seed, uint64_t stream)
 	return bad || fdatasync(fd) ? -1 : 0;
 }
 
+long long pattern_verify_fd(int fd, long long bytes, uint64_t seed,
+			    block_stream stream_of, const char *label)
+{
+	const long long chunk = 1 << 20;
+	char *buf = NULL;
+	long long off, bad = 0;
+
+	if (fd < 0 || posix_memalign((void **)&buf, 4096, chunk))
+		return -1;
+	for (off = 0; off < bytes; off += 4096) {
+		size_t n = bytes - off < chunk ? bytes - off : chunk;
+
+		if (off % chunk == 0 && pread(fd, buf, n, off) != (ssize_t)n) {
+			bad = -1;
+			break;
+		}
+		if (pattern_check(buf + off % chunk, 4096, seed,
+				  stream_of(off / 4096), off) >= 0 &&
+		    bad++ < 4)
+			ktap_diag("%s: block %lld differs", label, off / 4096);
+	}
+	free(buf);
+	if (bad > 0)
+		ktap_diag("%s: %lld blocks differ", label, bad);
+	return bad;
+}
+
 long long pattern_check(const void *buf, size_t len, uint64_t seed,
 			uint64_t stream, uint64_t off)
 {

@@ -52,6 +52,16 @@ int pattern_write_fd(int fd, long long bytes, uint64_t seed, uint64_t stream);
 /* First byte offset in [0,len) where buf differs from the pattern, or -1. */
 long long pattern_check(const void *buf, size_t len, uint64_t seed,
 			uint64_t stream, uint64_t off);
+/* Which pattern stream 4 KiB block b of a device should hold. */
+typedef uint64_t (*block_stream)(long long b);
+/*
+ * Read [0, bytes) of fd a megabyte at a time into an aligned buffer (fd
+ * may be O_DIRECT) and check every 4 KiB block against its stream; the
+ * first four bad blocks are named (after label) in KTAP diagnostics.
+ * Returns how many blocks differ, or -1 when a read fails.
+ */
+long long pattern_verify_fd(int fd, long long bytes, uint64_t seed,
+			    block_stream stream_of, const char *label);
 uint64_t env_seed(void);
 const char *env_or(const char *name, const char *def);
 

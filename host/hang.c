@@ -47,6 +47,33 @@ static bool reg(const char *state, const char *key, unsigned long long *v)
 	return p;
 }
 
+/*
+ * "info virtio-queue-status" answers: every queue where QEMU still holds
+ * requests ("inuse: N"), as "device[3] queue 0: 2 requests in QEMU".
+ */
+static void virtio_inuse(struct strbuf *sb, const char *state)
+{
+	const char *p = state, *dev, *q, *use;
+	int n = 0;
+
+	while ((p = strstr(p, "(qemu) info virtio-queue-status "))) {
+		p += 32;
+		dev = strstr(p, "device[");
+		q = p + strcspn(p, " \n");
+		use = strstr(p, "inuse:");
+		if (!dev || !use || (strstr(p, "(qemu)") &&
+				     strstr(p, "(qemu)") < use))
+			continue;
+		if (atoi(use + 6) > 0)
+			sb_printf(sb, "%s%.*s queue %d: %d requests in QEMU",
+				  n++ ? "; " : "; virtio ",
+				  (int)strcspn(dev, "]") + 1, dev, atoi(q),
+				  atoi(use + 6));
+	}
+	if (!n && strstr(state, "inuse:"))
+		sb_printf(sb, "; no virtio request in QEMU");
+}
+
 char *vcpu_summary(const char *state, const char *map)
 {
 	struct strbuf sb = { 0 };
@@ -67,6 +94,7 @@ char *vcpu_summary(const char *state, const char *map)
 		sb_printf(&sb, ", halted");
 	if (reg(state, "RFL=", &rfl))
 		sb_printf(&sb, ", interrupts %s", rfl & 0x200 ? "on" : "off");
+	virtio_inuse(&sb, state);
 	return sb.buf;
 }
 

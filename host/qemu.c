@@ -236,11 +236,52 @@ static char *mon_read(int fd, double limit)
  * monitor echoes what it is sent (redrawn as typed): that line is
  * dropped.
  */
+/* One monitor command and its answer (without the echo) to f. */
+static char *mon_cmd(int mon, FILE *f, const char *cmd)
+{
+	char *line = xasprintf("%s\n", cmd), *out;
+	ssize_t n = send(mon, line, strlen(line), MSG_NOSIGNAL);
+	size_t eol;
+
+	free(line);
+	if (n < 0)
+		return NULL;
+	out = mon_read(mon, now_s() + 2);
+	eol = strcspn(out, "\n");
+	fprintf(f, "(qemu) %s\n%s", cmd, out + eol + !!out[eol]);
+	return out;
+}
+
+/*
+ * Each virtio-blk device's queues: requests QEMU still holds ("inuse")
+ * against what it has completed and signalled, which tells I/O stuck in
+ * the host from a completion the guest never saw.
+ */
+static void virtio_queues(int mon, FILE *f, const char *devices)
+{
+	const char *p;
+	char *cmd;
+	int q;
+
+	for (p = devices; (p = strstr(p, "/machine/")); p++) {
+		size_t len = strcspn(p, " \n");
+
+		if (strncmp(p + len, " [virtio-blk]", 13))
+			continue;
+		for (q = 0; q < 2; q++) {
+			cmd = xasprintf("info virtio-queue-status %.*s %d",
+					(int)len, p, q);
+			free(mon_cmd(mon, f, cmd));
+			free(cmd);
+		}
+	}
+}
+
 static void snapshot(struct running *x)
 {
 	static const char *const cmd[] = {
 		"info status", "info registers", "info lapic", "info pic",
-		"nmi", NULL,
+		"info virtio", "nmi", NULL,
 	};
 	FILE *f = fopen(x->g->state_log, "we");
 	char *out;
@@ -250,15 +291,11 @@ static void snapshot(struct running *x)
 		return;
 	free(mon_read(x->mon, now_s() + 2));	/* the banner */
 	for (i = 0; cmd[i]; i++) {
-		char *line = xasprintf("%s\n", cmd[i]);
-		ssize_t n = send(x->mon, line, strlen(line), MSG_NOSIGNAL);
-
-		free(line);
-		if (n < 0)
+		out = mon_cmd(x->mon, f, cmd[i]);
+		if (!out)
 			break;
-		out = mon_read(x->mon, now_s() + 2);
-		fprintf(f, "(qemu) %s\n%s", cmd[i], out + strcspn(out, "\n") +
-			!!out[strcspn(out, "\n")]);
+		if (!strcmp(cmd[i], "info virtio"))
+			virtio_queues(x->mon, f, out);
 		free(out);
 	}
 	fclose(f);

@@ -266,7 +266,11 @@ static void test_hang(void)
 		"ffffffff81c24a40 D init_task\n";
 	const char *state = "(qemu) info status\nVM status: paused (io-error)\n"
 		"(qemu) info registers\n\nCPU#0\n"
-		"RIP=ffffffff814ba5f3 RFL=00000046 [---Z-P-] CPL=0 HLT=0\n";
+		"RIP=ffffffff814ba5f3 RFL=00000046 [---Z-P-] CPL=0 HLT=0\n"
+		"(qemu) info virtio-queue-status /machine/peripheral-anon/device[2]/virtio-backend 0\n"
+		"  inuse:                2\n  used_idx:             9\n"
+		"(qemu) info virtio-queue-status /machine/peripheral-anon/device[2]/virtio-backend 1\n"
+		"  inuse:                0\n";
 	char console[] = "[ 1.0] before\n"
 		"[ 9.0] Uhhuh. NMI received for unknown reason 21 on CPU 0.\n"
 		"[ 9.0] Kernel panic - not syncing: NMI: Not continuing\n"
@@ -283,7 +287,9 @@ static void test_hang(void)
 	s = vcpu_summary(state, map);
 	CHECK(s && strstr(s, "VM status paused (io-error)") &&
 	      strstr(s, "ffffffff814ba5f3 (native_safe_halt+0x13)") &&
-	      strstr(s, "interrupts off") && !strstr(s, "halted"),
+	      strstr(s, "interrupts off") && !strstr(s, "halted") &&
+	      strstr(s, "virtio device[2] queue 0: 2 requests in QEMU") &&
+	      !strstr(s, "queue 1"),
 	      "hang: the monitor's state in one line (%s)", s);
 	free(s);
 	s = vcpu_summary("nothing here", NULL);
