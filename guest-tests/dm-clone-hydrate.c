@@ -85,11 +85,10 @@ static int write_blocks(int n, char *buf)
 /* "<hydrated>/<total>" from dmsetup status. */
 static int hydration(long long *done, long long *total)
 {
-	const char *argv[] = { "dmsetup", "status", NAME, NULL };
 	char out[512], *p;
 	int field = 0;
 
-	if (run_out(argv, out, sizeof(out)))
+	if (dm_status(NAME, out, sizeof(out)))
 		return -1;
 	/* 0 LEN clone MDBLK USED/TOTAL REGION HYDRATED/TOTAL HYDRATING ... */
 	for (p = strtok(out, " "); p; p = strtok(NULL, " "))

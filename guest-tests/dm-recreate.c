@@ -42,11 +42,10 @@ static int recreate(const char *name, const char *node)
 
 static void status(const char *name, const char *when)
 {
-	const char *argv[] = { "dmsetup", "status", name, NULL };
 	char out[512];
 
-	if (!run_out(argv, out, sizeof(out)))
-		ktap_diag("%s: %.*s", when, (int)strcspn(out, "\n"), out);
+	if (!dm_status(name, out, sizeof(out)))
+		ktap_diag("%s: %s", when, out);
 }
 
 int main(void)

@@ -90,6 +90,16 @@ int run_out(const char *const argv[], char *out, size_t outlen)
 	return reap(pid);
 }
 
+int dm_status(const char *name, char *out, size_t len)
+{
+	const char *argv[] = { "dmsetup", "status", name, NULL };
+
+	if (run_out(argv, out, len))
+		return -1;
+	out[strcspn(out, "\n")] = 0;
+	return 0;
+}
+
 int write_str(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);

@@ -18,6 +18,8 @@ int reap(pid_t pid);
 int run(const char *const argv[]);
 /* Same, with the child's stdout captured into out (NUL-terminated). */
 int run_out(const char *const argv[], char *out, size_t outlen);
+/* The first line of `dmsetup status NAME` in out; 0 on success. */
+int dm_status(const char *name, char *out, size_t len);
 int write_str(const char *path, const char *s);
 long long read_ll(const char *path);
 /* A counter from /proc/vmstat, -1 when absent. */

@@ -40,12 +40,8 @@ static int zoned_model(const char *dev, char *model, size_t len)
 
 static void status(char *out, size_t len)
 {
-	const char *argv[] = { "dmsetup", "status", "dmz0", NULL };
-
-	out[0] = 0;
-	if (run_out(argv, out, len))
+	if (dm_status("dmz0", out, len))
 		snprintf(out, len, "(dmsetup status failed)");
-	out[strcspn(out, "\n")] = 0;
 	fprintf(stderr, "dm-zoned status: %s\n", out);
 }
 

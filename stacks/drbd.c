@@ -58,9 +58,11 @@ static int write_conf(const char *lower, const struct layer *l)
  * ko-count"); with this larger free reserve it passed several times and
  * then deadlocked once more (drbd_r_r0 and kswapd0 blocked for minutes).
  * A later run with MADV_PAGEOUT plus a short filler to drop the swap cache
- * deadlocked the same way.  So on DRBD the swap tests page out with
- * MADV_PAGEOUT and no memory pressure at all (guest-tests/hog.c); the
- * reserve stays for the network's atomic allocations.
+ * deadlocked the same way.  So on DRBD the swap tests' hog runs in a
+ * memory cgroup (guest-tests/hog.c: memcg pressure), which leaves the
+ * rest of the guest free memory; the reserve stays for the network's
+ * atomic allocations.  topologies/known-issues/drbd-reclaim.ini keeps
+ * the global pressure that deadlocks.
  */
 #define MIN_FREE_KB "16384"
 
