@@ -176,8 +176,6 @@ static const char *pressure_why(enum pressure how, const char *kinds)
 	return "pushed out by memory pressure";
 }
 
-static enum pressure last_pressure;
-
 int run_hog(uint64_t seed, long long *bytes)
 {
 	const char *kinds = env_or("STACK_KINDS", "");
@@ -185,7 +183,6 @@ int run_hog(uint64_t seed, long long *bytes)
 	int st;
 	pid_t pid;
 
-	last_pressure = how;
 	*bytes = hog_size(how);
 	ktap_diag("memory hog: %lld MiB, guest RAM %lld MiB, free swap %lld MiB, %s",
 		  *bytes >> 20, meminfo_kb("MemTotal") >> 10,
@@ -207,6 +204,7 @@ int run_hog(uint64_t seed, long long *bytes)
 int swap_round_trip(struct ktap *k, uint64_t seed, const char *swap,
 		    int ready)
 {
+	const char *kinds = env_or("STACK_KINDS", "");
 	long long out0 = vmstat("pswpout"), in0 = vmstat("pswpin"), bytes;
 	int ok = ready && !run_hog(seed, &bytes), moved, off;
 
@@ -218,7 +216,7 @@ int swap_round_trip(struct ktap *k, uint64_t seed, const char *swap,
 	 * Paged out to a device that completes writes later, the pages stay
 	 * in the swap cache (only reclaim drops it) and come back from there.
 	 */
-	if (last_pressure == PAGEOUT && !ram_backed(env_or("STACK_KINDS", ""))) {
+	if (pressure(kinds) == PAGEOUT && !ram_backed(kinds)) {
 		moved = vmstat("pswpout") > out0;
 		ktap_result(k, moved, "pages went out to swap (paged out, they come back from the swap cache)");
 	} else {

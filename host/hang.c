@@ -53,21 +53,22 @@ static bool reg(const char *state, const char *key, unsigned long long *v)
  */
 static void virtio_inuse(struct strbuf *sb, const char *state)
 {
-	const char *p = state, *dev, *q, *use;
+	static const char cmd[] = "(qemu) info virtio-queue-status ";
+	const char *p = state, *dev, *queue, *use, *next;
 	int n = 0;
 
-	while ((p = strstr(p, "(qemu) info virtio-queue-status "))) {
-		p += 32;
+	while ((p = strstr(p, cmd))) {
+		p += sizeof(cmd) - 1;	/* PATH QUEUE, then the answer */
 		dev = strstr(p, "device[");
-		q = p + strcspn(p, " \n");
+		queue = p + strcspn(p, " \n");
 		use = strstr(p, "inuse:");
-		if (!dev || !use || (strstr(p, "(qemu)") &&
-				     strstr(p, "(qemu)") < use))
+		next = strstr(p, "(qemu)");
+		if (!dev || !use || (next && next < use))
 			continue;
 		if (atoi(use + 6) > 0)
 			sb_printf(sb, "%s%.*s queue %d: %d requests in QEMU",
 				  n++ ? "; " : "; virtio ",
-				  (int)strcspn(dev, "]") + 1, dev, atoi(q),
+				  (int)strcspn(dev, "]") + 1, dev, atoi(queue),
 				  atoi(use + 6));
 	}
 	if (!n && strstr(state, "inuse:"))

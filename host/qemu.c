@@ -230,13 +230,9 @@ static char *mon_read(int fd, double limit)
 }
 
 /*
- * The deadline: ask QEMU whether and where the vCPU runs (a guest whose
- * clock stopped cannot tell), then inject an NMI, which a guest booted
- * with unknown_nmi_panic answers with a panic and its stack.  The
- * monitor echoes what it is sent (redrawn as typed): that line is
- * dropped.
+ * One monitor command and its answer to f.  The monitor echoes what it
+ * is sent (redrawn as typed): that line is dropped.
  */
-/* One monitor command and its answer (without the echo) to f. */
 static char *mon_cmd(int mon, FILE *f, const char *cmd)
 {
 	char *line = xasprintf("%s\n", cmd), *out;
@@ -277,6 +273,11 @@ static void virtio_queues(int mon, FILE *f, const char *devices)
 	}
 }
 
+/*
+ * The deadline: ask QEMU whether and where the vCPU runs (a guest whose
+ * clock stopped cannot tell), then inject an NMI, which a guest booted
+ * with unknown_nmi_panic answers with a panic and its stack.
+ */
 static void snapshot(struct running *x)
 {
 	static const char *const cmd[] = {

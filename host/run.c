@@ -387,11 +387,11 @@ static long host_tsc_khz(void)
 		return khz;
 	clock_gettime(CLOCK_MONOTONIC_RAW, &a);
 	t0 = __rdtsc();
-	do
+	do {
 		clock_gettime(CLOCK_MONOTONIC_RAW, &b);
-	while ((b.tv_sec - a.tv_sec) * 1e9 + b.tv_nsec - a.tv_nsec < 5e7);
+		ns = (b.tv_sec - a.tv_sec) * 1e9 + b.tv_nsec - a.tv_nsec;
+	} while (ns < 5e7);
 	t1 = __rdtsc();
-	ns = (b.tv_sec - a.tv_sec) * 1e9 + b.tv_nsec - a.tv_nsec;
 	khz = (long)((t1 - t0) / ns * 1e6 + 0.5);
 #else
 	khz = 0;
