@@ -1,33 +1,36 @@
 # stacktest: build the host runner, the guest programs and the guest's
 # base initramfs.  The kernel itself is built (and cached) by the runner.
+# Nothing here lists layer kinds or tests: a layer kind is a file in
+# stacks/, a test a file in guest-tests/tests/ (self-tests of the harness
+# in guest-tests/selftests/).
 B := build
 CC := gcc
 CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter
+INCLUDES := -Ilib -Istacks
 HOST_LIBS := -linih -lcrypto -ljson-c -lxml2
 HOST_CFLAGS := -I/usr/include/json-c -I/usr/include/libxml2
 
-HOST_OBJS := $(addprefix $(B)/obj/host/,util.o topo.o ktap.o kbuild.o cpio.o qemu.o run.o expect.o coverage.o report.o hang.o) \
-	     $(B)/obj/stacks/spec.o
-GUEST_LIB := guest-tests/guest.c guest-tests/hog.c guest-tests/md-util.c \
-	guest-tests/drbd-util.c guest-tests/datafiles.c stacks/spec.c
-GUEST_HDRS := $(wildcard guest-tests/*.h stacks/*.h)
-STACKS := $(filter-out stacks/spec.c,$(wildcard stacks/*.c))
-TESTS := data-integrity swapfile-integrity swapdev-integrity selftest-hang \
-	md-writebehind md-rebuild-reshape fsync-storm drbd-replicate \
-	drbd-peer-check selftest-drbd-cut dm-clone-hydrate dm-recreate
-GUEST_BINS := $(B)/guest/bin/init $(addprefix $(B)/guest/bin/,$(TESTS))
-# Host tools copied into the guest, with their libraries.
-GUEST_TOOLS := mdadm dmsetup lvm thin_check mkfs.ext4 e2fsck debugfs mkswap mkfs.xfs \
-	xfs_repair mkfs.f2fs fsck.f2fs
+obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
+
+# The guest library and the layer kinds: linked into the guest's programs
+# and into the host's (which read the same layer entries).
+LIB_OBJS := $(call obj,$(filter-out lib/test-main.c,$(wildcard lib/*.c)))
+STACK_OBJS := $(call obj,$(wildcard stacks/*.c))
+HOST_OBJS := $(call obj,$(filter-out host/main.c,$(wildcard host/*.c))) \
+	$(STACK_OBJS) $(LIB_OBJS)
+TESTS := $(patsubst guest-tests/tests/%.c,%,$(wildcard guest-tests/tests/*.c))
+SELFTESTS := $(patsubst guest-tests/%.c,%,$(wildcard guest-tests/selftests/*.c))
+GUEST_BINS := $(B)/guest/bin/init $(addprefix $(B)/guest/bin/,$(TESTS) $(SELFTESTS))
 INITRAMFS := $(B)/guest/initramfs.cpio.gz
 # drbd-utils is unpacked, never installed on the host (guest-tests/fetch-deb.sh).
 DRBD_UTILS := $(B)/guest/drbd-utils
+HEADERS := $(wildcard host/*.h host/test/*.h stacks/*.h lib/*.h)
 
 all: $(B)/bin/runner $(B)/bin/unit-tests $(B)/bin/dmz-tests $(INITRAMFS)
 
-$(B)/obj/%.o: %.c $(wildcard host/*.h host/test/*.h stacks/*.h) stacks/dmz-format.h
+$(B)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(HOST_CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(INCLUDES) $(HOST_CFLAGS) -c -o $@ $<
 
 $(B)/bin/runner: $(HOST_OBJS) $(B)/obj/host/main.o
 	@mkdir -p $(dir $@)
@@ -38,25 +41,29 @@ $(B)/bin/unit-tests: $(HOST_OBJS) $(B)/obj/host/test/unit.o
 	$(CC) -o $@ $^ $(HOST_LIBS)
 
 # The dm-zoned formatter, tested on image files (host/test/dmz.c).
-$(B)/bin/dmz-tests: $(B)/obj/host/test/dmz.o $(B)/obj/stacks/dmz-format.o $(HOST_OBJS)
+$(B)/bin/dmz-tests: $(B)/obj/host/test/dmz.o $(HOST_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(HOST_LIBS)
 
-$(B)/guest/bin/init: guest-tests/init.c $(STACKS) $(GUEST_LIB) $(GUEST_HDRS)
+$(B)/guest/bin/init: $(B)/obj/guest-tests/init.o $(STACK_OBJS) $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -static -o $@ guest-tests/init.c $(STACKS) $(GUEST_LIB)
+	$(CC) -static -o $@ $^
 
-$(B)/guest/bin/%: guest-tests/%.c $(GUEST_LIB) $(GUEST_HDRS)
+$(B)/guest/bin/%: $(B)/obj/guest-tests/tests/%.o $(B)/obj/lib/test-main.o $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -static -o $@ $< $(GUEST_LIB)
+	$(CC) -static -o $@ $^
+
+$(B)/guest/bin/selftests/%: $(B)/obj/guest-tests/selftests/%.o $(B)/obj/lib/test-main.o $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) -static -o $@ $^
 
 $(DRBD_UTILS)/ok: guest-tests/fetch-deb.sh
 	guest-tests/fetch-deb.sh drbd-utils $(DRBD_UTILS)
 
 $(INITRAMFS): $(GUEST_BINS) guest-tests/mkinitramfs.sh guest-tests/lvm.conf Makefile \
 		$(DRBD_UTILS)/ok
-	DRBD_ROOT=$(abspath $(DRBD_UTILS)/root) guest-tests/mkinitramfs.sh $(abspath $@) \
-		$(abspath $(B)/guest/root) $(abspath $(B)/guest/bin) $(GUEST_TOOLS)
+	TOOL_ROOTS=$(abspath $(DRBD_UTILS)/root) guest-tests/mkinitramfs.sh $(abspath $@) \
+		$(abspath $(B)/guest/root) $(abspath $(B)/guest/bin) $(TESTS) $(SELFTESTS)
 
 # The test command: host unit tests, then the walking skeleton end to end.
 check: all

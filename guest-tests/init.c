@@ -3,8 +3,13 @@
  * The guest's PID 1: mount the pseudo filesystems, read the plan the
  * runner appended to the initramfs, build the stack bottom-up, run each
  * test program, tear the stack down, and report everything as KTAP v1 on
- * the virtio-serial port named "ktap".  Then power off (reboot with QEMU's
- * -no-reboot ends the guest).
+ * the virtio-serial port named "ktap": one result per test, each with its
+ * steps as nested subtests.  Each test's start and end are marked in the
+ * kernel log, so the host can name the test a splat came in.  Then power
+ * off (reboot with QEMU's -no-reboot ends the guest).
+ *
+ * "init --describe" (on the host) lists the layer kinds built in, with
+ * the tools each runs: the initramfs builder reads it.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -22,8 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "guest.h"
-#include "../stacks/stack.h"
+#include "stack.h"
 
 #define MAX_ITEMS 16
 #define MAX_TRACE 128
@@ -38,6 +42,7 @@ struct plan {
 	int nlayers, ntests;
 	struct layer layers[MAX_ITEMS];
 	char tests[MAX_ITEMS][64];
+	char swap_pressure[16];	/* the topology's, or "" */
 	int ntrace;
 	char trace[MAX_TRACE][64];	/* functions to count calls of */
 	bool traceable[MAX_TRACE];
@@ -137,7 +142,7 @@ static void plan_line(struct plan *p, struct stack *s, char *line)
 	} else if (!strcmp(line, "trace") && p->ntrace < MAX_TRACE) {
 		snprintf(p->trace[p->ntrace++], sizeof(p->trace[0]), "%s", val);
 	} else if (!strcmp(line, "swap-pressure")) {
-		setenv("SWAP_PRESSURE", val, 1);	/* read by the hog */
+		snprintf(p->swap_pressure, sizeof(p->swap_pressure), "%s", val);
 	} else if (!strcmp(line, "test") && p->ntests < MAX_ITEMS) {
 		snprintf(p->tests[p->ntests++], sizeof(p->tests[0]), "%s", val);
 	}
@@ -172,13 +177,13 @@ static int build_stack(struct plan *p, struct stack *s, int *built)
 
 	fprintf(out, "    KTAP version 1\n    1..%d\n", p->nlayers);
 	for (i = 0; i < p->nlayers; i++) {
-		const struct layer_ops *ops = stack_ops(p->layers[i].kind);
 		double t0 = mono_s();
 		int ok;
 
 		msg[0] = 0;
-		ok = ops && !ops->build(s, &p->layers[i], msg, sizeof(msg));
-		fprintf(out, "    # %s (%.2fs)\n", msg, mono_s() - t0);
+		ok = !stack_build_layer(s, &p->layers[i], msg, sizeof(msg));
+		fprintf(out, "    # %s\n    # duration_ms: %.0f\n", msg,
+			(mono_s() - t0) * 1000);
 		fprintf(out, "    %sok %d %s\n", ok ? "" : "not ", i + 1,
 			p->layers[i].kind);
 		if (!ok)
@@ -195,11 +200,10 @@ static int teardown_stack(struct plan *p, struct stack *s, int built)
 
 	fprintf(out, "    KTAP version 1\n    1..%d\n", built);
 	for (i = built - 1; i >= 0; i--) {
-		const struct layer_ops *ops = stack_ops(p->layers[i].kind);
 		int ok;
 
 		msg[0] = 0;
-		ok = !ops->teardown(s, &p->layers[i], msg, sizeof(msg));
+		ok = !stack_teardown_layer(s, &p->layers[i], msg, sizeof(msg));
 		fprintf(out, "    # %s\n    %sok %d %s\n", msg,
 			ok ? "" : "not ", built - i, p->layers[i].kind);
 		bad |= !ok;
@@ -207,8 +211,22 @@ static int teardown_stack(struct plan *p, struct stack *s, int built)
 	return bad ? -1 : 0;
 }
 
-/* Run /bin/NAME; its KTAP (stdout) goes to the port, nested. */
-static int run_test(const char *name)
+/* A line in the kernel log (and on the console, at warning level). */
+static void kmsg(const char *fmt, const char *name)
+{
+	char line[160];
+
+	snprintf(line, sizeof(line), fmt, name);
+	write_str("/dev/kmsg", line);
+}
+
+/*
+ * Run /bin/NAME (a self-test: /bin/selftests/NAME); its KTAP (stdout)
+ * goes to the port, nested.  Returns 0 when it passed, 1 when it
+ * skipped itself (the reason in skip), -1 when it failed.  Its window in
+ * the kernel log is marked "stacktest: begin/end NAME".
+ */
+static int run_test(const char *name, char *skip, size_t len)
 {
 	char path[128], line[1024];
 	int pfd[2], st;
@@ -218,6 +236,7 @@ static int run_test(const char *name)
 	snprintf(path, sizeof(path), "/bin/%s", name);
 	if (pipe(pfd))
 		return -1;
+	kmsg("<4>stacktest: begin %s\n", name);
 	fflush(NULL);
 	pid = fork();
 	if (!pid) {
@@ -230,15 +249,22 @@ static int run_test(const char *name)
 	}
 	close(pfd[1]);
 	f = fdopen(pfd[0], "r");
-	while (f && fgets(line, sizeof(line), f))
+	while (f && fgets(line, sizeof(line), f)) {
 		fprintf(out, "    %s", line);
+		if (!strncmp(line, "1..0 # SKIP ", 12))
+			snprintf(skip, len, "%.*s", (int)strcspn(line + 12, "\n"),
+				 line + 12);
+	}
 	if (f)
 		fclose(f);
 	if (waitpid(pid, &st, 0) < 0)
 		return -1;
+	kmsg("<4>stacktest: end %s\n", name);
 	if (WIFSIGNALED(st))
 		fprintf(out, "    # %s killed by signal %d\n", name,
 			WTERMSIG(st));
+	if (WIFEXITED(st) && WEXITSTATUS(st) == GUEST_TEST_SKIP && *skip)
+		return 1;
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
@@ -314,17 +340,34 @@ static void trace_report(const struct plan *p)
 	}
 }
 
-/* STACK_KINDS="md ext4 swapfile": what the tests run on. */
+/*
+ * What the tests run on: STACK_KINDS="md ext4 swapfile"; how the hog gets
+ * its pages out, STACK_SWAP_PRESSURE: the topology's swap-pressure, else
+ * the strongest any layer declares; STACK_SWAP_IN_RAM=1 when a layer
+ * keeps its data in RAM (brd, zram).
+ */
 static void export_kinds(const struct plan *p)
 {
+	const char *pressure = p->swap_pressure[0] ? p->swap_pressure :
+			       "reclaim";
 	char kinds[256] = "";
 	size_t off = 0;
-	int i;
+	int i, ram = 0;
 
-	for (i = 0; i < p->nlayers && off < sizeof(kinds); i++)
+	for (i = 0; i < p->nlayers && off < sizeof(kinds); i++) {
+		const struct layer_kind *k = layer_kind(p->layers[i].kind);
+
 		off += snprintf(kinds + off, sizeof(kinds) - off, "%s%s",
 				i ? " " : "", p->layers[i].kind);
+		ram |= k->swap_in_ram;
+		if (!p->swap_pressure[0] &&
+		    swap_pressure_rank(k->swap_pressure) >
+		    swap_pressure_rank(pressure))
+			pressure = k->swap_pressure;
+	}
 	setenv("STACK_KINDS", kinds, 1);
+	setenv("STACK_SWAP_PRESSURE", pressure, 1);
+	setenv("STACK_SWAP_IN_RAM", ram ? "1" : "0", 1);
 }
 
 /*
@@ -415,12 +458,50 @@ static double uptime(void)
 	return up;
 }
 
-int main(void)
+static void run_one(const char *name, int n, int stack_ok)
+{
+	double t0 = mono_s();
+	char skip[256] = "";
+	int rc;
+
+	if (!stack_ok) {
+		fprintf(out, "    # not run: the stack was not built\n");
+		result(n, 0, name, t0);
+		return;
+	}
+	rc = run_test(name, skip, sizeof(skip));
+	if (rc != 1) {
+		result(n, !rc, name, t0);
+		return;
+	}
+	fprintf(out, "# duration_ms: %.0f\n", (mono_s() - t0) * 1000);
+	fprintf(out, "ok %d %s # SKIP %s\n", n, name, skip);
+}
+
+/* The layer kinds built in, one block each (read by mkinitramfs.sh). */
+static int describe(void)
+{
+	const struct layer_kind *const *k;
+	int i, j, n;
+
+	k = layer_kinds(&n);
+	for (i = 0; i < n; i++) {
+		printf("layer %s\nwhat %s\n", k[i]->name, k[i]->what);
+		for (j = 0; j < LAYER_MAX_TOOLS && k[i]->tools[j]; j++)
+			printf("requires tool %s\n", k[i]->tools[j]);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	static struct plan p;
 	static struct stack s;
 	int n = 0, built = 0, stack_ok, i;
 	double t0;
+
+	if (argc > 1 && !strcmp(argv[1], "--describe"))
+		return describe();
 
 	/*
 	 * Never swapped out: the tests push memory to swap, and a swap stack
@@ -445,23 +526,17 @@ int main(void)
 	setup_watchdog(&p, uptime());
 	trace_start(&p);
 	t0 = mono_s();
+	kmsg("<4>stacktest: begin %s\n", "stack-build");
 	stack_ok = !setup_node(&p) && !build_stack(&p, &s, &built);
+	kmsg("<4>stacktest: end %s\n", "stack-build");
 	result(++n, stack_ok, "stack-build", t0);
 	stack_export(&s);
-	for (i = 0; i < p.ntests; i++) {
-		t0 = mono_s();
-		if (!stack_ok) {
-			fprintf(out, "    # not run: the stack was not built\n");
-			result(++n, 0, p.tests[i], t0);
-			continue;
-		}
-		/* The harness's own self-test: PID 1 exiting panics the kernel. */
-		if (!strcmp(p.tests[i], "selftest-kill-init"))
-			exit(3);
-		result(++n, !run_test(p.tests[i]), p.tests[i], t0);
-	}
+	for (i = 0; i < p.ntests; i++)
+		run_one(p.tests[i], ++n, stack_ok);
 	t0 = mono_s();
+	kmsg("<4>stacktest: begin %s\n", "stack-teardown");
 	i = !teardown_stack(&p, &s, built);
+	kmsg("<4>stacktest: end %s\n", "stack-teardown");
 	trace_report(&p);
 	result(++n, i, "stack-teardown", t0);
 	fflush(NULL);

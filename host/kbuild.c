@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The kernel: Debian's linux-source tarball, extracted once; per build key
- * (source version, series content, fragment) a hard-linked copy with the
- * series applied, configured as tinyconfig + our fragment, built out of
+ * (source version, series content, config fragments) a hard-linked copy
+ * with the series applied, configured from config/ (kconfig.c), built out of
  * tree with ccache.  The object folder is src/out: an O= folder directly
  * inside the source tree makes kbuild use relative paths (srctree=..),
  * so compiler command lines and preprocessed output are the same for
@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "kbuild.h"
+#include "kconfig.h"
 
 #define SRC_NAME "linux-source-6.1"
 
@@ -213,113 +214,6 @@ static void apply_series(const struct kbuild_opts *o, char **names, int n,
 	}
 }
 
-static const char *opt_name_end(const char *p)
-{
-	return p + strcspn(p, "=\n ");
-}
-
-/* Find "CONFIG_X=" or "# CONFIG_X is not set" in config; its line or NULL. */
-static char *config_line(const char *config, const char *name, size_t nlen)
-{
-	const char *p = config;
-
-	while (p && *p) {
-		const char *s = p;
-		const char *nl = strchr(p, '\n');
-
-		if (!strncmp(s, "# ", 2))
-			s += 2;
-		if (!strncmp(s, name, nlen) && (s[nlen] == '=' || s[nlen] == ' '))
-			return strndup(p, nl ? (size_t)(nl - p) : strlen(p));
-		p = nl ? nl + 1 : NULL;
-	}
-	return NULL;
-}
-
-static bool wants_off(const char *line)
-{
-	size_t n = strlen(line);
-
-	return !strncmp(line, "# ", 2) ||
-	       (n >= 2 && !strcmp(line + n - 2, "=n"));
-}
-
-int kconfig_check(const char *frag_name, const char *frag, const char *config,
-		  struct strbuf *report)
-{
-	char *copy = xstrdup(frag), *line, *save;
-	int lineno = 0, bad = 0;
-
-	for (line = strtok_r(copy, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		const char *name = strstr(line, "CONFIG_");
-		char *got;
-		bool off, ok;
-
-		lineno++;
-		trim(line);
-		if (!name || (line[0] == '#' && !strstr(line, " is not set")))
-			continue;
-		off = wants_off(line);
-		got = config_line(config, name, opt_name_end(name) - name);
-		if (off)
-			ok = !got || wants_off(got);
-		else
-			ok = got && !strcmp(got, line);
-		if (!ok) {
-			sb_printf(report, "%s:%d: %s did not take: .config has %s\n",
-				  frag_name, lineno, line,
-				  got ? got : "no such option (unknown symbol, or its dependencies are off)");
-			bad++;
-		}
-		free(got);
-	}
-	free(copy);
-	return bad;
-}
-
-static void make_step(const char *src, const char *log, char **extra,
-		      const char *what)
-{
-	char *argv[16] = { "make", "O=out" };
-	int i = 2;
-
-	while (*extra && i < 15)
-		argv[i++] = *extra++;
-	argv[i] = NULL;
-	if (run_argv(argv, src, log))
-		die("kernel %s failed; see %s", what, log);
-}
-
-static void configure(const struct kbuild_opts *o, const char *dir,
-		      const char *log)
-{
-	char *src = xasprintf("%s/src", dir);
-	char *cfg = xasprintf("%s/src/out/.config", dir);
-	char *tiny[] = { "tinyconfig", NULL };
-	char *olddef[] = { "olddefconfig", NULL };
-	char *merge[] = { "scripts/kconfig/merge_config.sh", "-m", "-O",
-			  "out", "out/.config", (char *)o->fragment, NULL };
-	struct strbuf rep = { 0 };
-	char *frag, *config;
-
-	printf("kernel: configuring (tinyconfig + %s)\n", o->fragment);
-	make_step(src, log, tiny, "tinyconfig");
-	if (run_argv(merge, src, log))
-		die("merge_config.sh failed for %s; see %s", o->fragment, log);
-	make_step(src, log, olddef, "olddefconfig");
-	frag = read_file(o->fragment, NULL);
-	config = read_file(cfg, NULL);
-	if (!frag || !config)
-		die("cannot read %s or %s", o->fragment, cfg);
-	if (kconfig_check(o->fragment, frag, config, &rep))
-		die("config fragment options did not take effect:\n%s", rep.buf);
-	free(frag);
-	free(config);
-	free(src);
-	free(cfg);
-}
-
 static void show_progress(const char *log, double t0)
 {
 	char buf[4096], *last, *nl;
@@ -406,41 +300,42 @@ static void copy_file(const char *from, const char *to)
 }
 
 static void build_key(const struct kbuild_opts *o, struct kernel *k,
-		      char ***names, int *n)
+		      const struct fragments *f, char ***names, int *n)
 {
 	struct strbuf kd = { 0 };
-	char err[1024], hex[65], *frag;
+	char err[1024], hex[65];
 
 	k->source_version = source_version(o->tarball);
 	sb_printf(&kd, "source %s\n", k->source_version);
 	if (series_read(o->series, o->prefix, names, n, &kd, err, sizeof(err)))
 		die("%s", err);
-	frag = read_file(o->fragment, NULL);
-	if (!frag)
-		die("%s: %s", o->fragment, strerror(errno));
-	sb_printf(&kd, "fragment\n%s", frag);
+	kconfig_key(f, &kd);
 	sha256_hex(kd.buf, kd.len, hex);
 	memcpy(k->key, hex, 16);
 	k->key[16] = 0;
-	free(frag);
 	sb_free(&kd);
 }
 
 void kbuild(const struct kbuild_opts *o, struct kernel *k)
 {
-	char **names, *pristine, *src, *tmp, *log, *stamp;
+	char **names, *pristine, *src, *tmp, *log, *stamp, *unav;
 	char *cpargv[] = { "cp", "-al", NULL, NULL, NULL };
+	struct strbuf unavailable = { 0 };
+	struct fragments f;
 	double t0 = now_s();
 	int n, i;
 
 	memset(k, 0, sizeof(*k));
-	build_key(o, k, &names, &n);
+	kconfig_fragments(o->config_dir, o->fragment, &f);
+	build_key(o, k, &f, &names, &n);
 	k->dir = xasprintf("%s/kernels/%s", o->build, k->key);
 	k->bzimage = xasprintf("%s/bzImage", k->dir);
 	k->config = xasprintf("%s/config", k->dir);
 	stamp = xasprintf("%s/ok", k->dir);
+	unav = xasprintf("%s/unavailable", k->dir);
 	if (path_exists(stamp) && path_exists(k->bzimage)) {
 		k->cached = true;
+		k->unavailable = read_file(unav, NULL);
 		goto out;
 	}
 	printf("kernel: building %s (%s, %d patches from %s)\n", k->key,
@@ -466,7 +361,12 @@ void kbuild(const struct kbuild_opts *o, struct kernel *k)
 	tmp = xasprintf("%s/src/out", k->dir);
 	mkdir_p(tmp);
 	free(tmp);
-	configure(o, k->dir, log);
+	kconfig_make(&f, src, log, &unavailable);
+	k->unavailable = unavailable.buf ? unavailable.buf : xstrdup("");
+	if (write_file_atomic(unav, k->unavailable, strlen(k->unavailable)))
+		die("cannot write %s: %s", unav, strerror(errno));
+	if (*k->unavailable)
+		printf("kernel: layer kinds this kernel lacks:\n%s", k->unavailable);
 	compile(o, k->dir, log);
 	tmp = xasprintf("%s/src/out/arch/x86/boot/bzImage", k->dir);
 	copy_file(tmp, k->bzimage);
@@ -485,5 +385,8 @@ out:
 		free(names[i]);
 	free(names);
 	free(stamp);
+	free(unav);
+	if (!k->unavailable)
+		k->unavailable = xstrdup("");
 	k->seconds = now_s() - t0;
 }

@@ -9,7 +9,8 @@ struct kbuild_opts {
 	const char *build;	/* the build folder (absolute) */
 	const char *series;	/* a patches/NAME folder with a series file */
 	int prefix;		/* only its first N patches; -1: all */
-	const char *fragment;	/* the config fragment */
+	const char *config_dir;	/* config/: base.config, layers/ */
+	const char *fragment;	/* an extra fragment, or NULL */
 	const char *tarball;	/* Debian's linux-source tarball */
 	int jobs;
 };
@@ -20,20 +21,13 @@ struct kernel {
 	char *bzimage;
 	char *config;
 	char *source_version;
+	char *unavailable;	/* "KIND why" lines: layers this kernel lacks */
 	bool cached;
 	double seconds;
 };
 
 /* Build (or find cached) the kernel; dies with a clear message on error. */
 void kbuild(const struct kbuild_opts *o, struct kernel *k);
-
-/*
- * Check that every option of the fragment took in .config.  Appends one
- * line per option that did not to report, naming frag_name:line; returns
- * how many.
- */
-int kconfig_check(const char *frag_name, const char *frag, const char *config,
-		  struct strbuf *report);
 
 /*
  * Read DIR/series (quilt style: one patch path per line, relative to DIR,

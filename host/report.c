@@ -12,22 +12,34 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "run.h"
 
 static const char *result_name(enum ktap_result r)
 {
 	return r == KTAP_PASS ? "pass" : r == KTAP_SKIP ? "skip" : "fail";
 }
 
+/* A test and, nested under "steps", its steps (KTAP subtests). */
 static json_object *test_json(const struct test_result *t)
 {
-	json_object *o = json_object_new_object();
+	json_object *o = json_object_new_object(), *a;
+	int i;
 
 	json_object_object_add(o, "name", json_object_new_string(t->name));
 	json_object_object_add(o, "result",
 			       json_object_new_string(result_name(t->result)));
 	json_object_object_add(o, "duration_s",
 			       json_object_new_double(t->duration));
+	if (t->directive)
+		json_object_object_add(o, "directive",
+				       json_object_new_string(t->directive));
 	json_object_object_add(o, "detail", json_object_new_string(t->detail));
+	if (!t->nsub)
+		return o;
+	a = json_object_new_array();
+	for (i = 0; i < t->nsub; i++)
+		json_object_array_add(a, test_json(&t->sub[i]));
+	json_object_object_add(o, "steps", a);
 	return o;
 }
 
@@ -60,6 +72,7 @@ static json_object *topo_json(const struct topo_result *r)
 	json_object_object_add(o, "verdict", json_object_new_string(r->verdict));
 	json_object_object_add(o, "passed", json_object_new_int(r->npassed));
 	json_object_object_add(o, "failed", json_object_new_int(r->nfailed));
+	json_object_object_add(o, "skipped", json_object_new_int(r->nskipped));
 	json_object_object_add(o, "wall_s", json_object_new_double(r->wall));
 	json_object_object_add(o, "uptime_at_init_s",
 			       json_object_new_double(r->uptime));
@@ -154,7 +167,18 @@ int report_json(const struct run_report *r, const char *path)
 	return rc;
 }
 
-static void junit_case(xmlTextWriterPtr w, const char *cls,
+/* "replay-5.12-rc1-swapfile" -> "replay-5_12-rc1-swapfile": a dot is a package. */
+static char *junit_name(const char *s)
+{
+	char *c = xstrdup(s), *p;
+
+	for (p = c; *p; p++)
+		if (*p == '.')
+			*p = '_';
+	return c;
+}
+
+static void junit_case(xmlTextWriterPtr w, const char *cls, const char *name,
 		       const struct test_result *t)
 {
 	char time[32];
@@ -162,7 +186,7 @@ static void junit_case(xmlTextWriterPtr w, const char *cls,
 	snprintf(time, sizeof(time), "%.3f", t->duration > 0 ? t->duration : 0);
 	xmlTextWriterStartElement(w, BAD_CAST "testcase");
 	xmlTextWriterWriteAttribute(w, BAD_CAST "classname", BAD_CAST cls);
-	xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST t->name);
+	xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST name);
 	xmlTextWriterWriteAttribute(w, BAD_CAST "time", BAD_CAST time);
 	if (t->result == KTAP_FAIL) {
 		xmlTextWriterStartElement(w, BAD_CAST "failure");
@@ -172,31 +196,85 @@ static void junit_case(xmlTextWriterPtr w, const char *cls,
 		xmlTextWriterEndElement(w);
 	} else if (t->result == KTAP_SKIP) {
 		xmlTextWriterStartElement(w, BAD_CAST "skipped");
+		if (t->directive)
+			xmlTextWriterWriteAttribute(w, BAD_CAST "message",
+						    BAD_CAST t->directive);
 		xmlTextWriterEndElement(w);
 	}
 	xmlTextWriterEndElement(w);
 }
 
+struct junit_count {
+	int tests, failures, skipped;
+};
+
+static bool any_step_failed(const struct test_result *t)
+{
+	int i;
+
+	for (i = 0; i < t->nsub; i++)
+		if (t->sub[i].result == KTAP_FAIL || any_step_failed(&t->sub[i]))
+			return true;
+	return false;
+}
+
+/*
+ * A test as testcases the way CI viewers group them (package, class,
+ * case): its steps are cases of class "series.topology.test", a step's
+ * own steps named "step / substep".  A test (or step) is a case itself
+ * when it has no steps, or when it failed with none of them failing
+ * (killed, a planned step missing), so every failure shows where it was.
+ * With w NULL, only counts.
+ */
+static void junit_test(xmlTextWriterPtr w, const char *cls, const char *name,
+		       const struct test_result *t, struct junit_count *n,
+		       bool top)
+{
+	char *sub_cls, *sub;
+	int i;
+
+	if (!t->nsub || (t->result == KTAP_FAIL && !any_step_failed(t))) {
+		if (w)
+			junit_case(w, cls, name, t);
+		n->tests++;
+		n->failures += t->result == KTAP_FAIL;
+		n->skipped += t->result == KTAP_SKIP;
+	}
+	sub_cls = top ? xasprintf("%s.%s", cls, name) : xstrdup(cls);
+	for (i = 0; i < t->nsub; i++) {
+		sub = top ? xasprintf("%02d %s", i + 1, t->sub[i].name) :
+		      xasprintf("%s / %s", name, t->sub[i].name);
+		junit_test(w, sub_cls, sub, &t->sub[i], n, false);
+		free(sub);
+	}
+	free(sub_cls);
+}
+
 static void junit_suite(xmlTextWriterPtr w, const char *series,
 			const struct topo_result *r)
 {
-	char *cls = xasprintf("%s.%s", series, r->name), num[32];
+	char *s = junit_name(series), *cls = xasprintf("%s.%s", s, r->name);
+	struct junit_count n = { 0 };
+	char num[32];
 	int i;
 
+	for (i = 0; i < r->ntests; i++)
+		junit_test(NULL, cls, r->tests[i].name, &r->tests[i], &n, true);
 	xmlTextWriterStartElement(w, BAD_CAST "testsuite");
 	xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST cls);
-	snprintf(num, sizeof(num), "%d", r->ntests);
+	snprintf(num, sizeof(num), "%d", n.tests);
 	xmlTextWriterWriteAttribute(w, BAD_CAST "tests", BAD_CAST num);
-	snprintf(num, sizeof(num), "%d", r->nfailed);
+	snprintf(num, sizeof(num), "%d", n.failures);
 	xmlTextWriterWriteAttribute(w, BAD_CAST "failures", BAD_CAST num);
-	snprintf(num, sizeof(num), "%d", r->nskipped);
+	snprintf(num, sizeof(num), "%d", n.skipped);
 	xmlTextWriterWriteAttribute(w, BAD_CAST "skipped", BAD_CAST num);
 	snprintf(num, sizeof(num), "%.3f", r->wall);
 	xmlTextWriterWriteAttribute(w, BAD_CAST "time", BAD_CAST num);
 	for (i = 0; i < r->ntests; i++)
-		junit_case(w, cls, &r->tests[i]);
+		junit_test(w, cls, r->tests[i].name, &r->tests[i], &n, true);
 	xmlTextWriterEndElement(w);
 	free(cls);
+	free(s);
 }
 
 int report_junit(const struct run_report *r, const char *path)
@@ -260,6 +338,31 @@ static enum ktap_result result_of(const char *s)
 	       KTAP_SKIP : KTAP_FAIL;
 }
 
+static struct test_result *tests_load(json_object *a, int *n)
+{
+	struct test_result *v;
+	json_object *steps, *d;
+	size_t i;
+
+	*n = json_object_array_length(a);
+	v = xcalloc(*n ? *n : 1, sizeof(*v));
+	for (i = 0; i < (size_t)*n; i++) {
+		json_object *t = json_object_array_get_idx(a, i);
+		char *res = jstr(t, "result");
+
+		v[i].name = jstr(t, "name");
+		v[i].result = result_of(res);
+		v[i].duration = jnum(t, "duration_s");
+		v[i].detail = jstr(t, "detail");
+		if (json_object_object_get_ex(t, "directive", &d))
+			v[i].directive = xstrdup(json_object_get_string(d));
+		if (json_object_object_get_ex(t, "steps", &steps))
+			v[i].sub = tests_load(steps, &v[i].nsub);
+		free(res);
+	}
+	return v;
+}
+
 int topo_result_load(const char *path, struct topo_result *r)
 {
 	json_object *o = json_object_from_file(path), *a, *cov;
@@ -277,21 +380,10 @@ int topo_result_load(const char *path, struct topo_result *r)
 	r->first_ktap = jnum(o, "boot_to_first_ktap_s");
 	r->dir = jstr(o, "results_dir");
 	r->nodes = jnum(o, "nodes");
-	if (json_object_object_get_ex(o, "tests", &a)) {
-		r->ntests = json_object_array_length(a);
-		r->tests = xcalloc(r->ntests, sizeof(*r->tests));
-		for (i = 0; i < (size_t)r->ntests; i++) {
-			json_object *t = json_object_array_get_idx(a, i);
-			char *res = jstr(t, "result");
-
-			r->tests[i].name = jstr(t, "name");
-			r->tests[i].result = result_of(res);
-			r->tests[i].duration = jnum(t, "duration_s");
-			r->tests[i].detail = jstr(t, "detail");
-			r->nskipped += r->tests[i].result == KTAP_SKIP;
-			free(res);
-		}
-	}
+	if (json_object_object_get_ex(o, "tests", &a))
+		r->tests = tests_load(a, &r->ntests);
+	for (i = 0; i < (size_t)r->ntests; i++)
+		r->nskipped += r->tests[i].result == KTAP_SKIP;
 	if (json_object_object_get_ex(o, "calls", &cov)) {
 		json_object_object_foreach(cov, key, val) {
 			struct cov_hit *h;

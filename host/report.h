@@ -2,28 +2,7 @@
 #ifndef HOST_REPORT_H
 #define HOST_REPORT_H
 
-#include "coverage.h"
-#include "kbuild.h"
-#include "run.h"
-
-/* Everything one runner invocation found, for the machine-readable reports. */
-struct series_report {
-	char *name, *path, *kernel_key;
-	struct cov *cov;
-	int ntopo;
-	struct topo_result *res;
-};
-
-struct run_report {
-	char *id;
-	unsigned long long seed;
-	const char *accel;
-	bool complete;		/* false: interrupted, results partial */
-	int passed, failed;
-	long long peak_rss_kib;	/* largest child (QEMU, make, cc1) */
-	int nseries;
-	struct series_report *series;
-};
+#include "result.h"
 
 /* JSON (json-c) and JUnit XML (libxml2); both written atomically. */
 int report_json(const struct run_report *r, const char *path);

@@ -20,9 +20,9 @@
 #endif
 
 #include "cpio.h"
-#include "hang.h"
 #include "qemu.h"
 #include "run.h"
+#include "verdict.h"
 
 static char *tmp_dir;		/* removed at exit, whatever happens */
 
@@ -59,14 +59,14 @@ static void make_disks(const struct topology *t, const char *dir,
 
 /*
  * node -1: the only guest.  Of two nodes, node1 builds the layers up to
- * DRBD (the ones above are node0's: "above" names them) and runs the
- * peer tests.
+ * the one joining them, DRBD (the ones above are node0's: "above" names
+ * them) and runs the peer tests.
  */
 static char *plan_text(const struct topology *t, const struct run_opts *o,
 		       int node)
 {
 	int timeout = o->timeout ? o->timeout : t->timeout;
-	int nl = node == 1 ? t->drbd_layer + 1 : t->nlayers;
+	int nl = node == 1 ? t->join_layer + 1 : t->nlayers;
 	struct strbuf sb = { 0 };
 	int i;
 
@@ -100,9 +100,14 @@ static char *plan_text(const struct topology *t, const struct run_opts *o,
 	return sb.buf;
 }
 
-/* The cached base archive, then a small uncompressed one with /plan. */
-static void make_initrd(const char *base, const char *plan, const char *out)
+/*
+ * The cached base archive, then a small uncompressed one with /plan and
+ * the kernel's .config as /etc/kernel.config (tests' REQ_KCONFIG).
+ */
+static void make_initrd(const char *base, const char *plan,
+			const char *config, const char *out)
 {
+	char *cfg = config ? read_file(config, NULL) : NULL;
 	struct strbuf sb = { 0 };
 	size_t len;
 	char *data = read_file(base, &len);
@@ -114,6 +119,9 @@ static void make_initrd(const char *base, const char *plan, const char *out)
 	/* The kernel wants each further archive 4-byte aligned. */
 	sb_add(&sb, "\0\0\0", (4 - sb.len % 4) % 4);
 	cpio_add_file(&sb, "plan", plan, strlen(plan), 0644);
+	if (cfg)
+		cpio_add_file(&sb, "etc/kernel.config", cfg, strlen(cfg), 0644);
+	free(cfg);
 	cpio_finish(&sb);
 	if (write_file_atomic(out, sb.buf, sb.len))
 		die("cannot write %s: %s", out, strerror(errno));
@@ -157,88 +165,6 @@ static void on_line(void *ctx, const char *line)
 	       result_word(t->result), t->name, t->duration, now_s() - l->t0);
 	fflush(stdout);
 	l->last_print = now_s();
-}
-
-/*
- * What in the console means trouble.  The guest boots with loglevel=5, so
- * the console carries warnings and worse, not the routine chatter.
- */
-static const char *const splats[] = {
-	"Kernel panic", "BUG:", "WARNING:", "Oops", "general protection fault",
-	"KASAN", "UBSAN", "INFO: task", "rcu: INFO", "INFO: rcu",
-	"possible circular locking", "I/O error", "EXT4-fs error",
-	"EXT4-fs warning", "JBD2:", "Call Trace:", NULL,
-};
-
-/*
- * Only the kernel's lines count: printk stamps them "[   12.345678] "
- * (PRINTK_TIME), while the tools' own "WARNING:" lines share the console.
- * A stamp may follow a tool's unfinished line, so look anywhere.
- */
-bool is_splat(const char *line)
-{
-	const char *p = line;
-	int i, end;
-	double t;
-
-	while ((p = strchr(p, '['))) {
-		end = 0;
-		if (sscanf(p, "[%lf]%n", &t, &end) == 1 && end)
-			for (i = 0; splats[i]; i++)
-				if (strstr(p + end, splats[i]))
-					return true;
-		p++;
-	}
-	return false;
-}
-
-char *scan_console(const char *console)
-{
-	struct strbuf sb = { 0 };
-	char *text = xstrdup(console), *line, *save;
-	int n = 0;
-
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (!is_splat(line))
-			continue;
-		if (n++ < 40)
-			sb_printf(&sb, "%s\n", line);
-	}
-	if (n > 40)
-		sb_printf(&sb, "... %d more\n", n - 40);
-	free(text);
-	return sb.buf;
-}
-
-static const char *console_tail(const char *text, int lines)
-{
-	const char *p;
-	int n = 0;
-
-	for (p = text + strlen(text); p > text; p--)
-		if (p[-1] == '\n' && ++n > lines)
-			break;
-	return p;
-}
-
-static void add_test(struct topo_result *r, const char *name,
-		     enum ktap_result res, double dur, const char *detail)
-{
-	struct test_result *t;
-
-	r->tests = xrealloc(r->tests, (r->ntests + 1) * sizeof(*t));
-	t = &r->tests[r->ntests++];
-	t->name = xstrdup(name);
-	t->result = res;
-	t->duration = dur;
-	t->detail = xstrdup(detail ? detail : "");
-	if (res == KTAP_PASS)
-		r->npassed++;
-	else if (res == KTAP_SKIP)
-		r->nskipped++;
-	else
-		r->nfailed++;
 }
 
 static struct cov_hit *cov_slot(struct topo_result *r, const char *name)
@@ -288,89 +214,6 @@ static double parse_uptime(const struct ktap *k)
 	return p ? atof(p + 16) : -1;
 }
 
-enum {
-	V_TIMEOUT = 1, V_INTERRUPTED = 2, V_PANIC = 4,
-};
-
-/* What QEMU's monitor said at the deadline, in one line. */
-static void deadline_state(struct strbuf *why, const char *state_log,
-			   const char *sysmap)
-{
-	char *state = read_file(state_log, NULL);
-	char *map = state ? read_file(sysmap, NULL) : NULL;
-	char *sum = state ? vcpu_summary(state, map) : NULL;
-
-	if (sum)
-		sb_printf(why, "QEMU at the deadline (%s): %s\n", state_log,
-			  sum);
-	free(sum);
-	free(map);
-	free(state);
-}
-
-/*
- * One guest's own tests, then "guest" (it ran to the end) and
- * "kernel-log", their names after prefix ("node1/" of two nodes).
- */
-static int verdict(struct topo_result *r, struct live *l,
-		   const struct guest_result *g, const struct guest *gs,
-		   const char *sysmap, const char *prefix)
-{
-	const char *console = gs->console_log;
-	char *text = read_file(console, NULL);
-	struct strbuf why = { 0 };
-	char *splat, *name, *nmi;
-	int i, v = 0;
-
-	for (i = 0; i < l->k.ntests; i++) {
-		name = xasprintf("%s%s", prefix, l->k.tests[i].name);
-		add_test(r, name, l->k.tests[i].result,
-			 l->k.tests[i].duration, l->k.tests[i].detail);
-		free(name);
-	}
-	ktap_finish(&l->k);
-	if (!text)
-		text = xstrdup("(no console log)\n");
-	nmi = g->timed_out ? nmi_split(text) : NULL;
-	if (g->timed_out) {
-		sb_printf(&why, "timeout: the guest did not finish in time; QEMU was killed\n");
-		deadline_state(&why, gs->state_log, sysmap);
-	}
-	if (g->interrupted)
-		sb_printf(&why, "interrupted: QEMU was killed\n");
-	if (!g->timed_out && !g->interrupted && g->status)
-		sb_printf(&why, "QEMU exited with status %d\n", g->status);
-	if (l->k.errors.len)
-		sb_add(&why, l->k.errors.buf, l->k.errors.len);
-	if (why.len)
-		sb_printf(&why, "last console lines (%s):\n%s", console,
-			  console_tail(text, 25));
-	if (nmi)
-		sb_printf(&why, "the guest's stack at the deadline's NMI (every task's follows in the console log):\n%s",
-			  nmi);
-	name = xasprintf("%sguest", prefix);
-	add_test(r, name, why.len ? KTAP_FAIL : KTAP_PASS, g->seconds, why.buf);
-	free(name);
-	splat = scan_console(text);
-	name = xasprintf("%skernel-log", prefix);
-	add_test(r, name, splat && *splat ? KTAP_FAIL : KTAP_PASS, 0, splat);
-	free(name);
-	v |= g->timed_out ? V_TIMEOUT : 0;
-	v |= g->interrupted ? V_INTERRUPTED : 0;
-	v |= splat && strstr(splat, "Kernel panic") ? V_PANIC : 0;
-	free(splat);
-	free(text);
-	free(nmi);
-	sb_free(&why);
-	return v;
-}
-
-static const char *verdict_word(const struct topo_result *r, int v)
-{
-	return v & V_INTERRUPTED ? "INTERRUPTED" : v & V_TIMEOUT ? "TIMEOUT" :
-	       v & V_PANIC ? "PANIC" : r->nfailed ? "FAIL" : "PASS";
-}
-
 /*
  * The host's TSC rate, measured once against CLOCK_MONOTONIC_RAW over
  * 50 ms; 0 if this is no x86 host.
@@ -399,7 +242,7 @@ static long host_tsc_khz(void)
 	return khz;
 }
 
-/* The kernel command line; built-in brd takes its size from it. */
+/* The kernel command line, with what each layer kind asks for there. */
 static char *cmdline(const struct topology *t, const struct run_opts *o)
 {
 	struct strbuf sb = { 0 };
@@ -420,11 +263,15 @@ static char *cmdline(const struct topology *t, const struct run_opts *o)
 	if (!strcmp(o->accel, "tcg") && host_tsc_khz() > 0)
 		sb_printf(&sb, " tsc_early_khz=%ld tsc=reliable",
 			  host_tsc_khz());
-	for (i = 0; i < t->nlayers; i++)
-		if (!strcmp(t->layers[i].kind, "brd"))
-			sb_printf(&sb, " brd.rd_nr=1 brd.rd_size=%lld",
-				  parse_size(layer_get(&t->layers[i], "size",
-						       "256M")) >> 10);
+	for (i = 0; i < t->nlayers; i++) {
+		const struct layer_kind *k = layer_kind(t->layers[i].kind);
+		char words[256] = "";
+
+		if (k->cmdline)
+			k->cmdline(&t->layers[i], words, sizeof(words));
+		if (*words)
+			sb_printf(&sb, " %s", words);
+	}
 	if (o->kargs)
 		sb_printf(&sb, " %s", o->kargs);
 	return sb.buf;
@@ -472,7 +319,7 @@ static struct guest guest_for(const struct topology *t,
 	free(path);
 	path = node_file(o->results, "cmdline", "", t->nodes, n);
 	write_file_atomic(path, g.append, strlen(g.append));
-	make_initrd(o->initramfs, plan, g.initrd);
+	make_initrd(o->initramfs, plan, k->config, g.initrd);
 	free(plan);
 	free(path);
 	free(pre);
@@ -544,7 +391,7 @@ void run_topology(const struct topology *t, const struct kernel *k,
 		r->wall = gr[i].seconds > r->wall ? gr[i].seconds : r->wall;
 		if (!i || (l[i].first_line >= 0 && l[i].first_line < r->first_ktap))
 			r->first_ktap = l[i].first_line;
-		v |= verdict(r, &l[i], &gr[i], &g[i], sysmap, prefix);
+		v |= guest_verdict(r, &l[i].k, &gr[i], &g[i], sysmap, prefix);
 		if (!i)
 			r->uptime = parse_uptime(&l[i].k);
 		ktap_free(&l[i].k);
@@ -552,7 +399,7 @@ void run_topology(const struct topology *t, const struct kernel *k,
 		free(prefix);
 	}
 	free(sysmap);
-	r->verdict = (char *)verdict_word(r, v);
+	r->verdict = (char *)topo_verdict(r, v);
 	collect_coverage(r);
 	if (o->keep)
 		printf("[%s] kept disk images in %s\n", t->name, dir);
@@ -605,7 +452,7 @@ const char *probe_accel(const struct kernel *k, const struct run_opts *o)
 	g.console_log = xasprintf("%s/console.log", dir);
 	g.ktap_log = xasprintf("%s/ktap.log", dir);
 	g.qemu_log = xasprintf("%s/qemu.log", dir);
-	make_initrd(o->initramfs, "name kvm-probe\nseed 1\n", g.initrd);
+	make_initrd(o->initramfs, "name kvm-probe\nseed 1\n", NULL, g.initrd);
 	ktap_init(&kt);
 	guest_run(&g, count_line, &kt, &gr);
 	if (!gr.timed_out && !gr.status && !ktap_finish(&kt))

@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 #include "kbuild.h"
-#include "ktap.h"
+#include "result.h"
 #include "topo.h"
 
 struct run_opts {
@@ -22,32 +22,6 @@ struct run_opts {
 	char **trace;
 };
 
-struct cov_hit {
-	char name[64];
-	long long hits;		/* -1: the kernel cannot trace it */
-};
-
-struct test_result {
-	char *name;
-	enum ktap_result result;
-	double duration;
-	char *detail;
-};
-
-struct topo_result {
-	char *name;
-	char *verdict;		/* PASS, FAIL, TIMEOUT, PANIC, INTERRUPTED */
-	int npassed, nfailed, nskipped;
-	int ntests;
-	struct test_result *tests;
-	double wall, uptime;
-	double first_ktap;	/* QEMU start to PID 1's first KTAP line */
-	char *dir;
-	int nodes;		/* guests: 1, or 2 (DRBD) */
-	int ncov;
-	struct cov_hit *cov;
-};
-
 /*
  * A guest's file in the results folder: DIR/NAME.EXT for a single guest,
  * DIR/NAME-nodeN.EXT for node n of two ("console", ".log").
@@ -61,10 +35,5 @@ void run_topology(const struct topology *t, const struct kernel *k,
 
 /* "kvm" only when a probe guest under KVM proves fast, else "tcg". */
 const char *probe_accel(const struct kernel *k, const struct run_opts *o);
-
-/* A console line where the kernel (a "[ 1.23]" stamped line) is unwell. */
-bool is_splat(const char *line);
-/* Lines of console (its text) that mean the kernel is unwell, or NULL. */
-char *scan_console(const char *console);
 
 #endif

@@ -6,6 +6,7 @@
  */
 #include <ini.h>
 #include <stdarg.h>
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,6 +141,28 @@ static int stack_key(struct parse_state *ps, const char *k, const char *v)
 	return 1;
 }
 
+/* guest-tests/tests/NAME.c, or guest-tests/selftests/NAME.c for "selftests/NAME". */
+static bool guest_test_known(const char *name)
+{
+	const char *root = getenv("STACKTEST_ROOT");
+	const char *base = strncmp(name, "selftests/", 10) ? name : name + 10;
+	const char *p;
+	char *path;
+	bool ok;
+
+	for (p = base; *p; p++)
+		if (!islower((unsigned char)*p) && !isdigit((unsigned char)*p) &&
+		    *p != '-')
+			return false;
+	if (!*base)
+		return false;
+	path = xasprintf("%s/guest-tests/%s%s.c", root ? root : ".",
+			 base == name ? "tests/" : "", name);
+	ok = path_exists(path);
+	free(path);
+	return ok;
+}
+
 static int tests_key(struct parse_state *ps, const char *k, const char *v)
 {
 	struct topology *t = ps->t;
@@ -147,16 +170,15 @@ static int tests_key(struct parse_state *ps, const char *k, const char *v)
 	int *n = peer ? &t->npeer : &t->ntests;
 
 	if (!strcmp(k, "swap-pressure")) {
-		if (strcmp(v, "reclaim") && strcmp(v, "memcg") &&
-		    strcmp(v, "pageout"))
+		if (swap_pressure_rank(v) < 0)
 			return fail(ps, "swap-pressure = %s: want reclaim, memcg or pageout", v);
 		snprintf(t->swap_pressure, sizeof(t->swap_pressure), "%s", v);
 		return 1;
 	}
 	if (strcmp(k, "test") && !peer)
 		return fail(ps, "unknown key '%s' in [tests] (want 'test', 'peer-test' or 'swap-pressure')", k);
-	if (!spec_test_known(v))
-		return fail(ps, "%s = %s: no such guest test", k, v);
+	if (!guest_test_known(v))
+		return fail(ps, "%s = %s: no such guest test (guest-tests/tests/%s.c)", k, v, v);
 	if (*n == TOPO_MAX_TESTS)
 		return fail(ps, "too many tests");
 	(peer ? t->peer_tests : t->tests)[(*n)++] = xstrdup(v);
@@ -206,28 +228,47 @@ static const char *missing_field(const struct topology *t)
 		return "[tests] test";
 	if (t->nodes == 2 && !t->npeer)
 		return "[tests] peer-test (node1's tests)";
-	if (t->nodes == 2 && t->drbd_layer < 0)
+	if (t->nodes == 2 && t->join_layer < 0)
 		return "[stack] layer = drbd (what joins the two nodes)";
 	return NULL;
 }
 
-/* DRBD joins the two nodes: one drbd layer exactly when nodes = 2. */
-static const char *check_nodes(struct topology *t)
+/*
+ * A layer that joins two guests (DRBD): exactly one, exactly when
+ * nodes = 2.  Every layer must fit: its disks from those left, a
+ * filesystem below where it needs one.
+ */
+static char *check_layers(struct topology *t)
 {
-	int i;
+	int i, n, free = t->ndisks + t->nzoned;
+	bool fs = false;
 
-	t->drbd_layer = -1;
+	t->join_layer = -1;
 	for (i = 0; i < t->nlayers; i++) {
-		if (strcmp(t->layers[i].kind, "drbd"))
-			continue;
-		if (t->drbd_layer >= 0)
-			return "more than one drbd layer";
-		t->drbd_layer = i;
+		const struct layer *l = &t->layers[i];
+		const struct layer_kind *k = layer_kind(l->kind);
+		char why[160];
+
+		if (k->joins_nodes) {
+			if (t->join_layer >= 0)
+				return xasprintf("more than one %s layer", l->kind);
+			t->join_layer = i;
+		}
+		if (k->needs_fs && !fs)
+			return xasprintf("layer %d (%s) needs a filesystem below it",
+					 i + 1, t->layer_text[i]);
+		n = layer_disks(l, i > 0, free, why, sizeof(why));
+		if (n < 0)
+			return xasprintf("layer %d (%s): %s", i + 1,
+					 t->layer_text[i], why);
+		free -= n;
+		fs |= k->fs;
 	}
-	if (t->nodes == 1 && t->drbd_layer >= 0)
-		return "a drbd layer needs [topology] nodes = 2";
+	if (t->nodes == 1 && t->join_layer >= 0)
+		return xasprintf("a %s layer needs [topology] nodes = 2",
+				 t->layers[t->join_layer].kind);
 	if (t->nodes == 1 && t->npeer)
-		return "peer-test needs [topology] nodes = 2";
+		return xstrdup("peer-test needs [topology] nodes = 2");
 	return NULL;
 }
 
@@ -235,6 +276,7 @@ int topo_load(const char *path, struct topology *t, char *err, size_t errlen)
 {
 	struct parse_state ps = { .t = t };
 	const char *miss;
+	char *bad;
 	int line;
 
 	memset(t, 0, sizeof(*t));
@@ -253,9 +295,10 @@ int topo_load(const char *path, struct topology *t, char *err, size_t errlen)
 			 ps.msg[0] ? ps.msg : "syntax error");
 		return -1;
 	}
-	miss = check_nodes(t);
-	if (miss) {
-		snprintf(err, errlen, "%s: %s", path, miss);
+	bad = check_layers(t);
+	if (bad) {
+		snprintf(err, errlen, "%s: %s", path, bad);
+		free(bad);
 		return -1;
 	}
 	miss = missing_field(t);

@@ -2,7 +2,7 @@
 #ifndef HOST_TOPO_H
 #define HOST_TOPO_H
 
-#include "../stacks/spec.h"
+#include "../stacks/layer.h"
 
 #define TOPO_MAX_LAYERS 16
 #define TOPO_MAX_TESTS 16
@@ -26,13 +26,16 @@ struct topology {
 	char *tests[TOPO_MAX_TESTS];	/* node0's, or the only guest's */
 	int npeer;
 	char *peer_tests[TOPO_MAX_TESTS];	/* node1's (nodes = 2) */
-	int drbd_layer;		/* index of the drbd layer, or -1 */
+	int join_layer;		/* the layer joining two nodes (drbd), or -1 */
 	char swap_pressure[16];	/* reclaim, memcg, pageout; "": by the stack */
 };
 
 /*
  * Parse a topology file.  On error return -1 and put "file:line: what"
- * in err.
+ * in err.  Its layers must fit its disks (each kind's disks()), and each
+ * test must be a guest test program: guest-tests/tests/NAME.c, or a
+ * self-test of the harness, "selftests/NAME" (guest-tests/selftests/),
+ * under $STACKTEST_ROOT (default: the current folder).
  */
 int topo_load(const char *path, struct topology *t, char *err, size_t errlen);
 void topo_free(struct topology *t);

@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "stack.h"
-#include "../guest-tests/guest.h"
 
 #define NAME "clone0"
 #define REGION_SECTORS 64	/* 32 KiB regions */
@@ -34,13 +33,9 @@ static int clone_build(struct stack *s, const struct layer *l, char *msg,
 	char table[256];
 	long long sz;
 
-	if (s->ndisks - s->next_disk < 3) {
-		snprintf(msg, len, "dm-clone wants 3 free disks (source, destination, metadata)");
-		return -1;
-	}
-	src = s->disks[s->next_disk];
-	dst = s->disks[s->next_disk + 1];
-	meta = s->disks[s->next_disk + 2];
+	src = stack_disk(s, 0);
+	dst = stack_disk(s, 1);
+	meta = stack_disk(s, 2);
 	sz = dev_sectors(src);
 	if (sz <= 0 || fill_source(src, sz * 512)) {
 		snprintf(msg, len, "cannot fill the source %s", src);
@@ -50,7 +45,6 @@ static int clone_build(struct stack *s, const struct layer *l, char *msg,
 		 sz, meta, dst, src, REGION_SECTORS);
 	if (dm_create(s, NAME, table, msg, len))
 		return -1;
-	s->next_disk += 3;
 	snprintf(s->clone_src, sizeof(s->clone_src), "%s", src);
 	snprintf(s->clone_dst, sizeof(s->clone_dst), "%s", dst);
 	snprintf(msg, len, "%s: dm-clone of %s (pattern, %lld MiB) onto %s, metadata on %s, hydration off",
@@ -64,4 +58,23 @@ static int clone_teardown(struct stack *s, const struct layer *l, char *msg,
 	return dm_remove(NAME, msg, len);
 }
 
-const struct layer_ops dm_clone_ops = { "dm-clone", clone_build, clone_teardown };
+static int clone_disks(const struct layer *l, bool below, int free,
+		       char *err, size_t len)
+{
+	if (below || free < 3) {
+		snprintf(err, len, "dm-clone wants 3 free disks (source, destination, metadata)%s",
+			 below ? ", not the layer below" : "");
+		return -1;
+	}
+	return 3;
+}
+
+static const struct layer_kind dm_clone = {
+	.name = "dm-clone",
+	.what = "dm-clone of a pattern-filled disk onto another, hydration off until the test enables it (dmsetup)",
+	.tools = { "dmsetup" },
+	.disks = clone_disks,
+	.build = clone_build,
+	.teardown = clone_teardown,
+};
+LAYER_KIND(dm_clone);

@@ -18,7 +18,6 @@
 
 #include "dmz-format.h"
 #include "stack.h"
-#include "../guest-tests/guest.h"
 
 static int zoned_model(const char *dev, char *model, size_t len)
 {
@@ -102,12 +101,8 @@ static int zoned_build(struct stack *s, const struct layer *l, char *msg,
 	char cm[32], zm[32], table[256], st[160];
 	struct dmz_geom g;
 
-	if (s->top[0] || s->ndisks - s->next_disk < 2) {
-		snprintf(msg, len, "dm-zoned goes on two free disks (regular, then zoned)");
-		return -1;
-	}
-	cache = s->disks[s->next_disk];
-	zoned = s->disks[s->next_disk + 1];
+	cache = stack_disk(s, 0);
+	zoned = stack_disk(s, 1);
 	if (wait_path(zoned, 10)) {
 		snprintf(msg, len, "%s did not appear", zoned);
 		return -1;
@@ -134,7 +129,6 @@ static int zoned_build(struct stack *s, const struct layer *l, char *msg,
 		 (unsigned long long)g.target_sectors, cache, zoned);
 	if (dm_create(s, "dmz0", table, msg, len))
 		return -1;
-	s->next_disk += 2;
 	status(st, sizeof(st));
 	snprintf(msg, len, "%s: dm-zoned %s + %s (%s), %u chunks = %llu MiB%s; status: %s",
 		 s->top, cache, zoned, zm, g.nr_chunks,
@@ -166,6 +160,32 @@ static int zoned_teardown(struct stack *s, const struct layer *l, char *msg,
 	return 0;
 }
 
-const struct layer_ops dm_zoned_ops = {
-	"dm-zoned", zoned_build, zoned_teardown
+static int zoned_disks(const struct layer *l, bool below, int free,
+		       char *err, size_t len)
+{
+	if (below || free < 2) {
+		snprintf(err, len, "dm-zoned goes on two free disks (regular, then zoned)");
+		return -1;
+	}
+	return 2;
+}
+
+static const struct layer_kind dm_zoned = {
+	.name = "dm-zoned",
+	.what = "dm-zoned v2 over a regular cache disk and a zoned disk, formatted by stacks/dmz-format.c (dmsetup)",
+	.keys = {
+		{ "reserved", 'n', NULL },
+		{ "probe", 'e', "bad-primary" },
+	},
+	.tools = { "dmsetup" },
+	.disks = zoned_disks,
+	/*
+	 * Global pressure livelocks swap on dm-zoned (its chunk worker
+	 * allocates metadata blocks with GFP_NOIO and no mempool):
+	 * topologies/known-issues/dm-zoned-reclaim.ini.
+	 */
+	.swap_pressure = "memcg",
+	.build = zoned_build,
+	.teardown = zoned_teardown,
 };
+LAYER_KIND(dm_zoned);

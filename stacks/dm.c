@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* device-mapper layers built with dmsetup: dm-linear and dm-crypt. */
+/* device-mapper with dmsetup: what every dm layer kind uses. */
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <stdio.h>
@@ -9,14 +9,6 @@
 #include <unistd.h>
 
 #include "stack.h"
-#include "../guest-tests/guest.h"
-
-/*
- * dm-crypt's fixed test key (AES-256-XTS wants 64 bytes): a test suite's
- * key, not a secret.
- */
-#define TEST_KEY "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f" \
-		 "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
 
 long long dev_sectors(const char *dev)
 {
@@ -74,68 +66,3 @@ int dm_remove(const char *name, char *msg, size_t len)
 	snprintf(msg, len, "%s removed", name);
 	return 0;
 }
-
-static int linear_build(struct stack *s, const struct layer *l, char *msg,
-			size_t len)
-{
-	int n = atoi(layer_get(l, "devices", "2")), i;
-	char table[1024];
-	long long start = 0;
-	size_t off = 0;
-
-	if (n > s->ndisks - s->next_disk) {
-		snprintf(msg, len, "dm-linear wants %d disks, %d are free", n,
-			 s->ndisks - s->next_disk);
-		return -1;
-	}
-	for (i = 0; i < n; i++) {
-		const char *d = s->disks[s->next_disk + i];
-		long long sz = dev_sectors(d);
-
-		off += snprintf(table + off, sizeof(table) - off,
-				"%lld %lld linear %s 0\n", start, sz, d);
-		start += sz;
-	}
-	if (dm_create(s, "linear0", table, msg, len))
-		return -1;
-	s->next_disk += n;
-	snprintf(msg, len, "%s: dm-linear over %d disks, %lld MiB", s->top, n,
-		 start >> 11);
-	return 0;
-}
-
-static int linear_teardown(struct stack *s, const struct layer *l, char *msg,
-			   size_t len)
-{
-	return dm_remove("linear0", msg, len);
-}
-
-static int crypt_build(struct stack *s, const struct layer *l, char *msg,
-		       size_t len)
-{
-	char table[512], lower[64];
-	long long sz;
-
-	if (stack_lower(s, lower, sizeof(lower), msg, len))
-		return -1;
-	sz = dev_sectors(lower);
-	snprintf(table, sizeof(table), "0 %lld crypt aes-xts-plain64 %s 0 %s 0\n",
-		 sz, TEST_KEY, lower);
-	if (dm_create(s, "crypt0", table, msg, len))
-		return -1;
-	snprintf(msg, len, "%s: dm-crypt aes-xts-plain64 on %s", s->top, lower);
-	return 0;
-}
-
-static int crypt_teardown(struct stack *s, const struct layer *l, char *msg,
-			  size_t len)
-{
-	return dm_remove("crypt0", msg, len);
-}
-
-const struct layer_ops dm_linear_ops = {
-	"dm-linear", linear_build, linear_teardown
-};
-const struct layer_ops dm_crypt_ops = {
-	"dm-crypt", crypt_build, crypt_teardown
-};

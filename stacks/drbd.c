@@ -11,8 +11,6 @@
 #include <sys/stat.h>
 
 #include "stack.h"
-#include "../guest-tests/drbd-util.h"
-#include "../guest-tests/guest.h"
 
 #define CONNECT_S 90
 #define SYNC_S 240
@@ -59,9 +57,9 @@ static int write_conf(const char *lower, const struct layer *l)
  * then deadlocked once more (drbd_r_r0 and kswapd0 blocked for minutes).
  * A later run with MADV_PAGEOUT plus a short filler to drop the swap cache
  * deadlocked the same way.  So on DRBD the swap tests' hog runs in a
- * memory cgroup (guest-tests/hog.c: memcg pressure), which leaves the
- * rest of the guest free memory; the reserve stays for the network's
- * atomic allocations.  topologies/known-issues/drbd-reclaim.ini keeps
+ * memory cgroup (the entry's swap_pressure "memcg", lib/hog.c), which
+ * leaves the rest of the guest free memory; the reserve stays for the
+ * network's atomic allocations.  topologies/known-issues/drbd-reclaim.ini keeps
  * the global pressure that deadlocks.
  */
 #define MIN_FREE_KB "16384"
@@ -126,4 +124,19 @@ static int drbd_teardown(struct stack *s, const struct layer *l, char *msg,
 	return 0;
 }
 
-const struct layer_ops drbd_ops = { "drbd", drbd_build, drbd_teardown };
+static const struct layer_kind drbd = {
+	.name = "drbd",
+	.what = "DRBD 8.4 resource between the two nodes (drbdadm), node0 primary",
+	.keys = {
+		{ "protocol", 'e', "A|B|C" },
+	},
+	/* drbdadm runs drbdadm-84 and drbdsetup-84 for the in-tree 8.4. */
+	.tools = { "drbdadm", "drbdsetup", "drbdmeta", "/lib/drbd/drbdadm-84",
+		   "/lib/drbd/drbdsetup-84", "ip" },
+	/* Global pressure deadlocked swap over DRBD (known-issues/drbd-reclaim). */
+	.swap_pressure = "memcg",
+	.joins_nodes = true,
+	.build = drbd_build,
+	.teardown = drbd_teardown,
+};
+LAYER_KIND(drbd);

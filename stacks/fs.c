@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Filesystems: made with the real mkfs, mounted with mount(2). */
+/* Filesystems: made with the real mkfs, mounted with mount(2), unmounted. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -7,13 +7,12 @@
 #include <sys/stat.h>
 
 #include "stack.h"
-#include "../guest-tests/guest.h"
 
 #define MNT "/mnt/stack"
 
 /* mkfs.TYPE OPTS... DEV on the device below, then mount it at MNT. */
-static int make_fs(struct stack *s, const char *type,
-		   const char *const *opts, char *msg, size_t len)
+int fs_make(struct stack *s, const char *type, const char *const *opts,
+	    char *msg, size_t len)
 {
 	const char *argv[16];
 	char mkfs[32];
@@ -43,24 +42,7 @@ static int make_fs(struct stack *s, const char *type,
 	return 0;
 }
 
-static int ext4_build(struct stack *s, const struct layer *l, char *msg,
-		      size_t len)
-{
-	/*
-	 * 4K blocks as on any real system (mke2fs would pick 1K for a
-	 * "small" filesystem); inode tables and journal initialised now, so
-	 * no lazyinit thread writes behind the tests' backs.
-	 */
-	static const char *const opts[] = {
-		"-F", "-q", "-b", "4096", "-E",
-		"lazy_itable_init=0,lazy_journal_init=0", NULL,
-	};
-
-	return make_fs(s, "ext4", opts, msg, len);
-}
-
-static int ext4_teardown(struct stack *s, const struct layer *l, char *msg,
-			 size_t len)
+int fs_unmount(struct stack *s, const struct layer *l, char *msg, size_t len)
 {
 	(void)l;
 	if (umount(s->mnt)) {
@@ -71,27 +53,3 @@ static int ext4_teardown(struct stack *s, const struct layer *l, char *msg,
 	s->mnt[0] = 0;
 	return 0;
 }
-
-const struct layer_ops ext4_ops = { "ext4", ext4_build, ext4_teardown };
-
-static int xfs_build(struct stack *s, const struct layer *l, char *msg,
-		     size_t len)
-{
-	static const char *const opts[] = { "-f", "-q", NULL };
-
-	return make_fs(s, "xfs", opts, msg, len);
-}
-
-/* Unmounting is the same for every filesystem. */
-const struct layer_ops xfs_ops = { "xfs", xfs_build, ext4_teardown };
-
-/* f2fs: the series' bio allocation change touched its __bio_alloc(). */
-static int f2fs_build(struct stack *s, const struct layer *l, char *msg,
-		      size_t len)
-{
-	static const char *const opts[] = { "-f", "-q", NULL };
-
-	return make_fs(s, "f2fs", opts, msg, len);
-}
-
-const struct layer_ops f2fs_ops = { "f2fs", f2fs_build, ext4_teardown };

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "stack.h"
-#include "../guest-tests/guest.h"
 
 #define VG "vg0"
 #define LV "lv0"
@@ -37,8 +36,7 @@ static int vg_create(struct stack *s, int n, char *desc, size_t dlen)
 		snprintf(desc, dlen, "a VG on %s", s->top);
 	} else {
 		for (i = 0; i < n; i++, a++)
-			pv[a] = vg[a] = s->disks[s->next_disk + i];
-		s->next_disk += n;
+			pv[a] = vg[a] = stack_disk(s, i);
 		snprintf(desc, dlen, "a VG of %d disks", n);
 	}
 	pv[a] = vg[a] = NULL;
@@ -68,16 +66,10 @@ static int lv_create(const char *type)
 static int lvm_build(struct stack *s, const struct layer *l, char *msg,
 		     size_t len)
 {
-	int n = atoi(layer_get(l, "devices", "2"));
 	const char *type = layer_get(l, "type", "linear");
 	char desc[96];
 
-	if (!s->top[0] && n > s->ndisks - s->next_disk) {
-		snprintf(msg, len, "lvm wants %d disks, %d are free", n,
-			 s->ndisks - s->next_disk);
-		return -1;
-	}
-	if (vg_create(s, n, desc, sizeof(desc)) || lv_create(type)) {
+	if (vg_create(s, s->ntake, desc, sizeof(desc)) || lv_create(type)) {
 		snprintf(msg, len, "pvcreate/vgcreate/lvcreate (%s) failed", type);
 		return -1;
 	}
@@ -103,4 +95,31 @@ static int lvm_teardown(struct stack *s, const struct layer *l, char *msg,
 	return 0;
 }
 
-const struct layer_ops lvm_ops = { "lvm", lvm_build, lvm_teardown };
+/* The device below as its one PV, else devices=N free disks (default 2). */
+static int lvm_disks(const struct layer *l, bool below, int free, char *err,
+		     size_t len)
+{
+	int n = atoi(layer_get(l, "devices", "2"));
+
+	if (below)
+		return 0;
+	if (n > free) {
+		snprintf(err, len, "lvm wants %d disks, %d are free", n, free);
+		return -1;
+	}
+	return n;
+}
+
+static const struct layer_kind lvm = {
+	.name = "lvm",
+	.what = "LVM volume group over the device below or over disks, one LV: linear, thin (in a thin pool) or raid1 (lvm2)",
+	.keys = {
+		{ "devices", 'n', NULL },
+		{ "type", 'e', "linear|thin|raid1" },
+	},
+	.tools = { "lvm", "thin_check" },
+	.disks = lvm_disks,
+	.build = lvm_build,
+	.teardown = lvm_teardown,
+};
+LAYER_KIND(lvm);

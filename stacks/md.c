@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "stack.h"
-#include "../guest-tests/guest.h"
 
 static int md_build(struct stack *s, const struct layer *l, char *msg,
 		    size_t len)
@@ -13,16 +12,8 @@ static int md_build(struct stack *s, const struct layer *l, char *msg,
 	const char *argv[32];
 	char dev[32], level[32], layout[32], ndev[32], chunk[32], bitmap[32];
 	char behind[32], state[96];
-	int avail = s->ndisks - s->next_disk;
-	int n = atoi(layer_get(l, "devices", "0"));
-	int i, a = 0;
+	int n = s->ntake, i, a = 0;
 
-	if (!n)
-		n = avail;
-	if (n < 2 || n > avail) {
-		snprintf(msg, len, "md wants %d disks, %d are free", n, avail);
-		return -1;
-	}
 	snprintf(dev, sizeof(dev), "/dev/md%d", s->nmd);
 	snprintf(level, sizeof(level), "--level=%s",
 		 layer_get(l, "level", "raid1"));
@@ -59,7 +50,7 @@ static int md_build(struct stack *s, const struct layer *l, char *msg,
 		argv[a++] = behind;
 	}
 	for (i = 0; i < n; i++)
-		argv[a++] = s->disks[s->next_disk + i];
+		argv[a++] = stack_disk(s, i);
 	argv[a] = NULL;
 	if (run(argv)) {
 		snprintf(msg, len, "mdadm --create %s failed", dev);
@@ -76,16 +67,15 @@ static int md_build(struct stack *s, const struct layer *l, char *msg,
 	 * "not write-mostly" switch for --create).
 	 */
 	if (layer_get(l, "write-mostly", NULL)) {
-		const char *d = strrchr(s->disks[s->next_disk], '/');
+		const char *d = strrchr(stack_disk(s, 0), '/');
 
 		snprintf(state, sizeof(state), "/sys/block/md%d/md/dev-%s/state",
-			 s->nmd, d ? d + 1 : s->disks[s->next_disk]);
+			 s->nmd, d ? d + 1 : stack_disk(s, 0));
 		if (write_str(state, "writemostly")) {
 			snprintf(msg, len, "cannot set %s writemostly", state);
 			return -1;
 		}
 	}
-	s->next_disk += n;
 	s->nmd++;
 	snprintf(s->top, sizeof(s->top), "%s", dev);
 	snprintf(msg, len, "%s: %s over %d disks", dev, level + 8, n);
@@ -108,4 +98,40 @@ static int md_teardown(struct stack *s, const struct layer *l, char *msg,
 	return 0;
 }
 
-const struct layer_ops md_ops = { "md", md_build, md_teardown };
+/* The free disks it is given (devices=N), or all of them; never a device below. */
+static int md_disks(const struct layer *l, bool below, int free, char *err,
+		    size_t len)
+{
+	int n = atoi(layer_get(l, "devices", "0"));
+
+	if (below) {
+		snprintf(err, len, "md goes on free disks, not on the layer below");
+		return -1;
+	}
+	if (!n)
+		n = free;
+	if (n < 2 || n > free) {
+		snprintf(err, len, "md wants %d disks, %d are free", n, free);
+		return -1;
+	}
+	return n;
+}
+
+static const struct layer_kind md = {
+	.name = "md",
+	.what = "md array built with mdadm --create over free disks",
+	.keys = {
+		{ "level", 'e', "raid1|raid10|raid5|raid6" },
+		{ "layout", 'e', "n2|f2|o2|left-symmetric" },
+		{ "devices", 'n', NULL },
+		{ "chunk", 's', NULL },
+		{ "bitmap", 'e', "internal|none" },
+		{ "write-mostly", 'e', "first" },
+		{ "write-behind", 'n', NULL },
+	},
+	.tools = { "mdadm" },
+	.disks = md_disks,
+	.build = md_build,
+	.teardown = md_teardown,
+};
+LAYER_KIND(md);

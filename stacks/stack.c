@@ -1,26 +1,48 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The core of the in-guest stack: each layer gets the disks its entry
+ * says it takes (layer_disks(), the same function the host checks a
+ * topology with), builds, and the finished stack is exported to the
+ * tests through the environment.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "stack.h"
-#include "../guest-tests/guest.h"
 
-static const struct layer_ops *const all_ops[] = {
-	&md_ops, &dm_linear_ops, &dm_crypt_ops, &dm_clone_ops, &dm_zoned_ops, &lvm_ops,
-	&brd_ops, &zram_ops, &drbd_ops,
-	&ext4_ops, &xfs_ops, &f2fs_ops, &swapfile_ops, &swapdev_ops,
-};
-
-const struct layer_ops *stack_ops(const char *kind)
+int stack_build_layer(struct stack *s, const struct layer *l, char *msg,
+		      size_t len)
 {
-	size_t i;
+	const struct layer_kind *k = layer_kind(l->kind);
+	int n;
 
-	for (i = 0; i < sizeof(all_ops) / sizeof(all_ops[0]); i++)
-		if (!strcmp(all_ops[i]->kind, kind))
-			return all_ops[i];
-	return NULL;
+	if (!k) {
+		snprintf(msg, len, "unknown layer kind %s", l->kind);
+		return -1;
+	}
+	n = layer_disks(l, s->top[0] != 0, s->ndisks - s->next_disk, msg,
+			len);
+	if (n < 0)
+		return -1;
+	s->ntake = n;
+	if (k->build(s, l, msg, len))
+		return -1;
+	s->next_disk += n;
+	s->ntake = 0;
+	return 0;
+}
+
+int stack_teardown_layer(struct stack *s, const struct layer *l, char *msg,
+			 size_t len)
+{
+	return layer_kind(l->kind)->teardown(s, l, msg, len);
+}
+
+const char *stack_disk(const struct stack *s, int i)
+{
+	return i < s->ntake ? s->disks[s->next_disk + i] : "";
 }
 
 void stack_export(const struct stack *s)
@@ -47,16 +69,14 @@ void stack_export(const struct stack *s)
 int stack_lower(struct stack *s, char *dev, size_t len, char *msg,
 		size_t mlen)
 {
-	if (s->top[0]) {
-		if (dev != s->top)
-			snprintf(dev, len, "%s", s->top);
-		return 0;
-	}
-	if (s->next_disk == s->ndisks) {
+	const char *d = s->top[0] ? s->top : stack_disk(s, 0);
+
+	if (!*d) {
 		snprintf(msg, mlen, "no device below and no free disk");
 		return -1;
 	}
-	snprintf(dev, len, "%s", s->disks[s->next_disk++]);
+	if (d != dev)
+		snprintf(dev, len, "%s", d);
 	return 0;
 }
 

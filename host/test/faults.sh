@@ -69,7 +69,7 @@ ok $? "the guest answered the deadline's NMI with its stack" \
 	$out/guest-hang-times-out.log
 
 expect guest-panic 1 'PANIC' -- ./runner --topology $T/selftest-panic.ini
-grep -q 'Kernel panic - not syncing: Attempted to kill init' $out/guest-panic.log
+grep -q 'Kernel panic - not syncing: sysrq triggered crash' $out/guest-panic.log
 ok $? "the panic verdict quotes the panic" $out/guest-panic.log
 
 # DRBD: node1 cuts its link while node0 is disconnected mid-test.

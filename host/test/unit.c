@@ -6,6 +6,7 @@
  * "unit: N passed, N failed".
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,13 +16,15 @@
 #include "../cpio.h"
 #include "../kbuild.h"
 #include "../hang.h"
+#include "../kconfig.h"
 #include "../ktap.h"
 #include "../run.h"
 #include "../topo.h"
+#include "../verdict.h"
 
 #include "check.h"
 
-#define DIR "host/test/topologies/"
+#define TOPO_DIR "host/test/topologies/"
 
 static void topo_error(const char *file, const char *want)
 {
@@ -29,7 +32,7 @@ static void topo_error(const char *file, const char *want)
 	char err[512] = "", path[256];
 	int rc;
 
-	snprintf(path, sizeof(path), DIR "%s", file);
+	snprintf(path, sizeof(path), TOPO_DIR "%s", file);
 	rc = topo_load(path, &t, err, sizeof(err));
 
 	CHECK(rc == -1 && strstr(err, want), "topology %s: error '%s' (got '%s')",
@@ -66,9 +69,14 @@ static void test_topology(void)
 	topo_error("drbd-no-peer-test.ini", "missing field [tests] peer-test");
 	topo_error("bad-swap-pressure.ini", "bad-swap-pressure.ini:6: swap-pressure = gentle: want reclaim, memcg or pageout");
 	topo_error("three-nodes.ini", "three-nodes.ini:4: nodes = 3: want 1, or 2");
+	topo_error("md-on-crypt.ini", "layer 2 (md level=raid1): md goes on free disks, not on the layer below");
+	topo_error("swapfile-no-fs.ini", "layer 2 (swapfile size=64M) needs a filesystem below it");
+	topo_error("clone-two-disks.ini", "layer 1 (dm-clone): dm-clone wants 3 free disks");
+	topo_error("test-path.ini", "test = ../tests/data-integrity: no such guest test");
+	topo_error("selftest-missing.ini", "test = selftests/nope: no such guest test");
 
 	rc = topo_load("topologies/drbd-raid1.ini", &t, err, sizeof(err));
-	CHECK(rc == 0 && t.nodes == 2 && t.drbd_layer == 1 && t.npeer == 1 &&
+	CHECK(rc == 0 && t.nodes == 2 && t.join_layer == 1 && t.npeer == 1 &&
 	      !strcmp(t.peer_tests[0], "drbd-peer-check"),
 	      "drbd-raid1: 2 nodes, drbd above md, one peer test (%s)", err);
 	topo_free(&t);
@@ -303,9 +311,155 @@ static void test_hang(void)
 	CHECK(!nmi_split(console), "hang: no NMI, nothing cut");
 }
 
+/* The tree: steps under their test, a step's own steps under it. */
+static void test_ktap_nested(void)
+{
+	struct ktap k = feed(
+		"KTAP version 1\n1..2\n"
+		"    KTAP version 1\n    1..3\n"
+		"    # duration_ms: 250\n    ok 1 written\n"
+		"        KTAP version 1\n        1..1\n"
+		"        not ok 1 block 7 differs\n"
+		"    not ok 2 read back\n"
+		"    # mismatch at 4096\n"
+		"not ok 1 data-integrity\n"
+		"    KTAP version 1\n    1..0 # SKIP no swap file\n"
+		"ok 2 swapfile-integrity # SKIP no swap file\n");
+	const struct ktap_test *t = &k.tests[0];
+	struct strbuf why = { 0 };
+
+	CHECK(ktap_finish(&k) == 0 && k.ntests == 2, "ktap nested: two tests (%s)",
+	      k.errors.buf ? k.errors.buf : "");
+	CHECK(t->nsub == 2 && t->plan == 3 && !strcmp(t->sub[0].name, "written") &&
+	      t->sub[0].result == KTAP_PASS && t->sub[0].duration == 0.25 &&
+	      t->sub[1].result == KTAP_FAIL,
+	      "ktap nested: a test keeps its steps, results and durations");
+	CHECK(t->sub[1].nsub == 1 && !strcmp(t->sub[1].sub[0].name, "block 7 differs"),
+	      "ktap nested: a step keeps its own steps");
+	CHECK(strstr(t->detail, "    not ok 2 read back") &&
+	      strstr(t->detail, "        not ok 1 block 7 differs"),
+	      "ktap nested: the test's detail still holds its steps' lines");
+	CHECK(k.tests[1].result == KTAP_SKIP && k.tests[1].plan == 0 &&
+	      k.tests[1].nsub == 0, "ktap nested: a skipped test, plan 0");
+	CHECK(test_checked(t, &why) == KTAP_FAIL && !why.len,
+	      "steps: a failed test stays failed");
+	ktap_free(&k);
+	k = feed("KTAP version 1\n1..1\n    KTAP version 1\n    1..3\n"
+		 "    ok 1 a\n    ok 2 b\nok 1 t\n");
+	CHECK(test_checked(&k.tests[0], &why) == KTAP_FAIL &&
+	      strstr(why.buf, "planned 3 steps and reported 2"),
+	      "steps: passing with a planned step missing is a failure (%s)",
+	      why.buf ? why.buf : "");
+	ktap_free(&k);
+	sb_free(&why);
+	k = feed("KTAP version 1\n1..1\n    KTAP version 1\n    1..2\n"
+		 "    ok 1 a\n    not ok 2 b\nok 1 t\n");
+	CHECK(test_checked(&k.tests[0], &why) == KTAP_FAIL &&
+	      strstr(why.buf, "1 of its steps failed"),
+	      "steps: passing with a failed step is a failure");
+	ktap_free(&k);
+	sb_free(&why);
+}
+
+/* A splat is named after the test in whose window it came. */
+static void test_windows(void)
+{
+	struct test_result kl = { 0 };
+	char *text = scan_console(
+		"[ 0.5] WARNING: at boot\n"
+		"[ 1.0] stacktest: begin swapfile-integrity\n"
+		"[ 2.0] EXT4-fs error (device md0): bad block\n"
+		"[ 3.0] stacktest: end swapfile-integrity\n"
+		"[ 3.5] stacktest: begin stack-teardown\n"
+		"[ 3.6] stacktest: end stack-teardown\n"
+		"[ 4.0] BUG: after the tests\n", &kl);
+
+	CHECK(text && strstr(text, "at boot:\n  [ 0.5] WARNING") &&
+	      strstr(text, "during swapfile-integrity:\n  [ 2.0] EXT4-fs error") &&
+	      strstr(text, "after stack-teardown:\n  [ 4.0] BUG"),
+	      "kernel log: each splat under its window (%s)", text);
+	CHECK(kl.nsub == 3 && !strcmp(kl.sub[1].name, "swapfile-integrity") &&
+	      kl.sub[1].result == KTAP_FAIL && strstr(kl.sub[1].detail, "EXT4-fs"),
+	      "kernel log: a failed step per window with splats");
+	free(text);
+}
+
+/* Layer kinds: registered once each, each with its kernel fragment. */
+static void test_kinds(void)
+{
+	const struct layer_kind *const *k;
+	char path[128], err[256];
+	struct fragments f;
+	int i, n, bad = 0;
+
+	k = layer_kinds(&n);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "config/layers/%s.config", k[i]->name);
+		bad += !path_exists(path) || !k[i]->build || !k[i]->teardown ||
+		       (i && !strcmp(k[i - 1]->name, k[i]->name));
+	}
+	CHECK(n >= 14 && !bad, "layer kinds: %d, each once, with build, teardown and config/layers/KIND.config", n);
+	kconfig_fragments("config", NULL, &f);
+	for (i = 1, bad = 0; i <= f.nlayers; i++)
+		bad += !layer_kind(fragment_kind(&f, i, path, sizeof(path)));
+	CHECK(f.nlayers == n && !bad && strstr(f.path[0], "base.config"),
+	      "config/: base.config first, then one fragment per layer kind");
+	CHECK(layer_kind("brd")->swap_in_ram && layer_kind("drbd")->joins_nodes &&
+	      swap_pressure_rank(layer_kind("dm-zoned")->swap_pressure) >
+	      swap_pressure_rank("reclaim"),
+	      "layer kinds: brd in RAM, drbd joins nodes, dm-zoned's memcg pressure");
+	CHECK(kconfig_lacks("dm-zoned config/layers/dm-zoned.config:3: CONFIG_DM_ZONED=y did not take\n",
+			    "dm-zoned", err, sizeof(err)) &&
+	      !strncmp(err, "config/layers/dm-zoned.config:3", 31) &&
+	      !kconfig_lacks("", "md", err, sizeof(err)),
+	      "kconfig: a kind the kernel lacks, with the reason");
+}
+
+/* Every topology of a folder parses, and none runs a harness self-test. */
+static int check_folder(const char *dir, int *bad)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	struct topology t;
+	char path[300], err[512];
+	int n = 0, i;
+
+	while (d && (de = readdir(d))) {
+		if (!strstr(de->d_name, ".ini"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (topo_load(path, &t, err, sizeof(err))) {
+			printf("    %s\n", err);
+			(*bad)++;
+			continue;
+		}
+		for (i = 0; i < t.ntests; i++)
+			*bad += !strncmp(t.tests[i], "selftests/", 10);
+		n++;
+		topo_free(&t);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void test_production(void)
+{
+	int bad = 0, n = check_folder("topologies", &bad);
+	int ki = check_folder("topologies/known-issues", &bad);
+
+	CHECK(n >= 26 && ki >= 3 && !bad,
+	      "topologies/ (%d) and known-issues/ (%d) parse, none uses selftests/",
+	      n, ki);
+}
+
 int main(void)
 {
 	test_topology();
+	test_ktap_nested();
+	test_windows();
+	test_kinds();
+	test_production();
 	test_splats();
 	test_layers();
 	test_ktap();

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * drbd-replicate: the raw DRBD device, on both nodes at once.
+ *
+ * node0 (primary): fill the device with a seeded pattern; rewrite K
+ * scattered 4K blocks while connected (the activity log must move:
+ * 67 AL extents of 4 MiB, the device is larger; DRBD suspends AL updates while disconnected); then
+ * disconnect and rewrite K other blocks: DRBD must count exactly those out
+ * of sync; reconnect, and the resync must send exactly them (ns, reset at
+ * connect); demote.
+ *
+ * node1: wait for node0 to demote, promote, read the whole device back
+ * (the pattern with the K blocks rewritten), run an online verify (0 out
+ * of sync), demote.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "stacktest.h"
+
+
+#define BLK 4096
+#define CHUNK (1 << 20)
+#define K 96			/* blocks rewritten connected, then as many disconnected */
+#define LINK_S 60		/* a disconnect or reconnect */
+#define PEER_S 480		/* node0's whole part, seen from node1 */
+
+static uint64_t seed;
+static long long nblocks;
+static long long rewritten[2 * K];
+
+/* K distinct blocks, a pure function of the seed: both nodes agree. */
+static void pick_blocks(void)
+{
+	int n = 0, j;
+	uint64_t i;
+
+	for (i = 0; n < 2 * K; i++) {
+		long long b = pattern_word(seed, 3, i) % nblocks;
+
+		for (j = 0; j < n && rewritten[j] != b; j++)
+			;
+		if (j == n)
+			rewritten[n++] = b;
+	}
+}
+
+static int is_rewritten(long long b)
+{
+	int j;
+
+	for (j = 0; j < 2 * K; j++)
+		if (rewritten[j] == b)
+			return 1;
+	return 0;
+}
+
+static int open_dev(int flags, char **buf)
+{
+	unsigned long long bytes = 0;
+	int fd = open(DRBD_DEV, flags | O_DIRECT | O_CLOEXEC);
+
+	if (fd < 0 || ioctl(fd, BLKGETSIZE64, &bytes) ||
+	    posix_memalign((void **)buf, BLK, CHUNK)) {
+		ktap_diag("cannot open %s: %m", DRBD_DEV);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	nblocks = bytes / BLK;
+	pick_blocks();
+	return fd;
+}
+
+static int rewrite(int fd, char *buf, int from, int to)
+{
+	int j;
+
+	for (j = from; j < to; j++) {
+		long long off = rewritten[j] * BLK;
+
+		pattern_fill(buf, BLK, seed, 2, off);
+		if (pwrite(fd, buf, BLK, off) != BLK)
+			return -1;
+	}
+	return fdatasync(fd);
+}
+
+static int primary_part(struct ktap *k)
+{
+	struct drbd_state st;
+	long long al0, oos;
+	char *buf = NULL, msg[256];
+	int fd = open_dev(O_RDWR, &buf), ok;
+
+	ok = !pattern_write_fd(fd, nblocks * BLK, seed, 1);
+	ktap_result(k, ok, "%lld MiB pattern written through %s", nblocks * BLK >> 20,
+		    DRBD_DEV);
+
+	drbd_state(&st);
+	al0 = st.al;
+	ok = ok && !rewrite(fd, buf, 0, K) && !drbd_state(&st);
+	ktap_result(k, ok && st.al > al0,
+		    "activity log transactions under %d scattered writes: %lld",
+		    K, st.al - al0);
+
+	ok = ok && !drbdadm("disconnect", NULL) &&
+	     !drbd_wait(drbd_link_down, "the disconnect", LINK_S, msg, sizeof(msg));
+	ok = ok && !rewrite(fd, buf, K, 2 * K) && !drbd_state(&st);
+	oos = st.oos;
+	ktap_diag("disconnected: %d other blocks rewritten, oos %lld KiB", K, oos);
+	ktap_result(k, ok && oos == K * BLK / 1024,
+		    "DRBD counts exactly the %d blocks written while disconnected out of sync",
+		    K);
+
+	msg[0] = 0;
+	ok = ok && !drbdadm("connect", NULL) &&
+	     !drbd_wait(drbd_connected_synced, "the reconnect and resync",
+			LINK_S, msg, sizeof(msg)) && !drbd_state(&st);
+	if (msg[0])
+		ktap_diag("%s", msg);
+	ktap_diag("resync sent %lld KiB (out of sync before: %lld KiB)", st.ns,
+		  oos);
+	ktap_result(k, ok && st.ns == oos,
+		    "bitmap resync sent only what changed");
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	ktap_result(k, !drbdadm("secondary", NULL), "demoted for the peer");
+	return 0;
+}
+
+/* node0 wrote stream 1 everywhere, stream 2 over the rewritten blocks. */
+static uint64_t node0_stream(long long b)
+{
+	return is_rewritten(b) ? 2 : 1;
+}
+
+static int peer_part(struct ktap *k)
+{
+	char *buf = NULL, msg[256];
+	long long oos;
+	int fd, ok;
+
+	ok = !drbd_take_over(PEER_S, msg, sizeof(msg));
+	ktap_diag("%s", msg);
+	ktap_result(k, ok, "took over as primary after node0's part");
+	fd = ok ? open_dev(O_RDONLY, &buf) : -1;
+	ok = fd >= 0 && !pattern_verify_fd(fd, nblocks * BLK, seed,
+					    node0_stream, DRBD_DEV);
+	ktap_result(k, ok, "all %lld MiB read back as node0 wrote them (%d rewritten, %d of them resynced)",
+		    nblocks * BLK >> 20, 2 * K, K);
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	ok = !drbd_online_verify(&oos, msg, sizeof(msg));
+	ktap_diag("%s", msg);
+	ktap_result(k, ok && oos == 0, "online verify: the two copies agree");
+	ktap_result(k, !drbdadm("secondary", NULL), "demoted");
+	return 0;
+}
+
+static int test_main(void)
+{
+	struct ktap k;
+
+	seed = env_seed();
+	if (drbd_node() == 0) {
+		ktap_begin(&k, 5);
+		primary_part(&k);
+	} else {
+		ktap_begin(&k, 4);
+		peer_part(&k);
+	}
+	return ktap_end(&k);
+}
+
+GUEST_TEST(
+	.name = "drbd-replicate",
+	.what = "DRBD: activity log, exact resync after a disconnect, the peer reads every block",
+	.requires = {
+		REQ_LAYER("drbd"),
+		REQ_TOOL("drbdadm"),
+	},
+	.run = test_main,
+);

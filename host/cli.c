@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The runner's command line: options, the topologies and series chosen. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "util.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: runner [--topology NAME[,NAME...] | --all | --list]\n"
+	      "              [--series DIR[,DIR...]] [--expect FILE]\n"
+	      "              [--seed N] [--timeout SECONDS]\n"
+	      "              [--accel auto|tcg|kvm] [--keep] [--verbose]\n"
+	      "              [--require-coverage] [--json FILE] [--junit FILE]\n"
+	      "              [--baseline [DIR]] [--bisect] [--config-fragment FILE]\n"
+	      "              [--shard K/N] [--repeat N] [--tap] [--build-only]\n"
+	      "              [--jobs N] [--kernel-args ARGS] [--layers]\n"
+	      "\n"
+	      "Builds linux-source-6.1 with the patch series in DIR (default\n"
+	      "patches/base), boots each topology in QEMU and runs its tests.\n"
+	      "  --topology  names in topologies/ (or .ini paths), comma-separated\n"
+	      "  --series    several: run each, print a topology x series matrix\n"
+	      "  --expect    expected verdicts per series and topology; the\n"
+	      "              result counts the expectations met\n"
+	      "  --all       every topology;  --list  list them with descriptions\n"
+	      "  --layers    the layer kinds: options, tools, disks, swap pressure\n"
+	      "  --seed      seed of every guest data pattern (default 1)\n"
+	      "  --timeout   host-side limit per guest (default: the topology's)\n"
+	      "  --accel     auto: KVM only if a probe guest proves it fast\n"
+	      "  --keep      keep the disk images of each run\n"
+	      "  --require-coverage  fail if a traceable function the series\n"
+	      "              changed was never executed\n"
+	      "  --verbose   echo the guest's KTAP lines as they arrive\n"
+	      "  --baseline  run DIR (default patches/base) too and report only\n"
+	      "              what the series changed: new, fixed, unchanged failures\n"
+	      "  --config-fragment  merged after config/ (every option must take)\n"
+	      "  --kernel-args  appended to every guest's kernel command line\n"
+	      "  --shard K/N a stable 1/N of the selected topologies (CI workers)\n"
+	      "  --repeat N  run each topology N times; per-test pass rates\n"
+	      "  --jobs N    guests at once (default: the number of cores), never\n"
+	      "              more than the host's available memory holds\n"
+	      "  --build-only  build (or find cached) the kernels and stop\n"
+	      "  --tap       end with the results as a KTAP document on stdout\n"
+	      "  --bisect    find the first patch of --series at which a test fails\n"
+	      "  --json, --junit  also write the report there (the results\n"
+	      "              folder always gets report.json and junit.xml)\n"
+	      "\n"
+	      "runner --changed-functions PATCH... prints the functions the\n"
+	      "patches change, mapped in the extracted linux-source-6.1 tree.\n", f);
+}
+
+char *abs_path(const char *p)
+{
+	char buf[PATH_MAX];
+
+	if (!realpath(p, buf))
+		die("%s: %s", p, strerror(errno));
+	return xstrdup(buf);
+}
+
+void parse_args(int argc, char **argv, struct options *o)
+{
+	static const struct option lo[] = {
+		{ "topology", required_argument, NULL, 't' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "layers", no_argument, NULL, 'L' },
+		{ "series", required_argument, NULL, 's' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "accel", required_argument, NULL, 'A' },
+		{ "keep", no_argument, NULL, 'k' },
+		{ "expect", required_argument, NULL, 'E' },
+		{ "require-coverage", no_argument, NULL, 'C' },
+		{ "json", required_argument, NULL, 'J' },
+		{ "baseline", no_argument, NULL, 'B' },
+		{ "config-fragment", required_argument, NULL, 'G' },
+		{ "kernel-args", required_argument, NULL, 'K' },
+		{ "bisect", no_argument, NULL, 'X' },
+		{ "shard", required_argument, NULL, 'H' },
+		{ "repeat", required_argument, NULL, 'R' },
+		{ "tap", no_argument, NULL, 'P' },
+		{ "build-only", no_argument, NULL, 'O' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "junit", required_argument, NULL, 'U' },
+		{ "changed-functions", no_argument, NULL, 'F' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end, junk;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "t:aLls:S:T:A:kvhE:CFJ:U:BXG:K:H:R:POj:", lo, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			o->topologies = optarg;
+			break;
+		case 'a':
+			o->all = true;
+			break;
+		case 'l':
+			o->list = true;
+			break;
+		case 'L':
+			o->layers = true;
+			break;
+		case 's':
+			o->series = optarg;
+			break;
+		case 'S':
+			o->seed = strtoull(optarg, &end, 0);
+			if (*end || !*optarg)
+				die("--seed %s: not a number", optarg);
+			break;
+		case 'T':
+			o->timeout = strtol(optarg, &end, 10);
+			if (*end || o->timeout <= 0)
+				die("--timeout %s: want seconds", optarg);
+			break;
+		case 'A':
+			o->accel = optarg;
+			break;
+		case 'k':
+			o->keep = true;
+			break;
+		case 'H':
+			if (sscanf(optarg, "%d/%d%c", &o->shard_k, &o->shard_n,
+				   &junk) != 2 || o->shard_n < 1 ||
+			    o->shard_k < 1 || o->shard_k > o->shard_n)
+				die("--shard %s: want K/N with 1 <= K <= N", optarg);
+			break;
+		case 'R':
+			o->repeat = strtol(optarg, &end, 10);
+			if (*end || o->repeat < 1)
+				die("--repeat %s: want a count", optarg);
+			break;
+		case 'j':
+			o->jobs = strtol(optarg, &end, 10);
+			if (*end || o->jobs < 1 || o->jobs > 64)
+				die("--jobs %s: want 1 to 64", optarg);
+			break;
+		case 'O':
+			o->build_only = true;
+			break;
+		case 'P':
+			o->tap = true;
+			break;
+		case 'G':
+			o->fragment = optarg;
+			break;
+		case 'K':
+			o->kargs = optarg;
+			break;
+		case 'B':
+			o->baseline = "";
+			break;
+		case 'X':
+			o->bisect = true;
+			break;
+		case 'J':
+			o->json = optarg;
+			break;
+		case 'U':
+			o->junit = optarg;
+			break;
+		case 'F':
+			o->changed_functions = true;
+			break;
+		case 'C':
+			o->require_coverage = true;
+			break;
+		case 'E':
+			o->expect = optarg;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			exit(2);
+		}
+	}
+	if (o->changed_functions || o->layers)
+		return;
+	/* "--baseline DIR": getopt has moved DIR to the end. */
+	if (o->baseline && optind == argc - 1)
+		o->baseline = abs_path(argv[optind++]);
+	else if (o->baseline)
+		o->baseline = xasprintf("%s/patches/base", o->root);
+	if (optind < argc)
+		die("unexpected argument '%s' (see --help)", argv[optind]);
+	if (o->bisect && (!o->series || strchr(o->series, ',')))
+		die("--bisect wants one --series");
+	if (strcmp(o->accel, "auto") && strcmp(o->accel, "tcg") &&
+	    strcmp(o->accel, "kvm"))
+		die("--accel %s: want auto, tcg or kvm", o->accel);
+	if (!o->all && !o->list && !o->topologies && !o->build_only) {
+		usage(stderr);
+		exit(2);
+	}
+}
+
+static char *topo_path(const struct options *o, const char *name)
+{
+	if (strchr(name, '/') || strstr(name, ".ini"))
+		return xstrdup(name);
+	return xasprintf("%s/topologies/%s.ini", o->root, name);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every topologies/NAME.ini, sorted. */
+static char **all_topologies(const struct options *o, int *n)
+{
+	char *dir = xasprintf("%s/topologies", o->root), **names = NULL;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	*n = 0;
+	if (!d)
+		die("%s: %s", dir, strerror(errno));
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+
+		if (l < 5 || strcmp(de->d_name + l - 4, ".ini"))
+			continue;
+		names = xrealloc(names, (*n + 1) * sizeof(char *));
+		names[(*n)++] = xasprintf("%s/%s", dir, de->d_name);
+	}
+	closedir(d);
+	qsort(names, *n, sizeof(char *), cmp_str);
+	free(dir);
+	return names;
+}
+
+/*
+ * --shard K/N: the topologies whose index in name order is K-1 modulo N.
+ * Stable, so N workers with K = 1..N together run each exactly once.
+ */
+static char **shard(const struct options *o, char **names, int *n)
+{
+	int i, kept = 0;
+
+	if (!o->shard_n)
+		return names;
+	qsort(names, *n, sizeof(char *), cmp_str);
+	for (i = 0; i < *n; i++)
+		if (i % o->shard_n == o->shard_k - 1)
+			names[kept++] = names[i];
+	*n = kept;
+	return names;
+}
+
+char **selected_topologies(const struct options *o, int *n)
+{
+	char *copy, *tok, *save, **names = NULL;
+
+	if (o->all || o->list)
+		return shard(o, all_topologies(o, n), n);
+	*n = 0;
+	copy = xstrdup(o->topologies);
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		names = xrealloc(names, (*n + 1) * sizeof(char *));
+		names[(*n)++] = topo_path(o, tok);
+	}
+	free(copy);
+	return shard(o, names, n);
+}
+
+char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return xstrdup(b ? b + 1 : path);
+}
+
+/* --series A,B: each a patches folder; default patches/base. */
+char **series_list(const struct options *o, int *n)
+{
+	char *copy, *tok, *save, **v = NULL;
+
+	*n = 0;
+	copy = xstrdup(o->series ? o->series : "");
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		v = xrealloc(v, (*n + 1) * sizeof(char *));
+		v[(*n)++] = abs_path(tok);
+	}
+	if (!*n) {
+		v = xmalloc(sizeof(char *));
+		v[(*n)++] = xasprintf("%s/patches/base", o->root);
+	}
+	free(copy);
+	return v;
+}

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Series coverage as the run sees it: which functions the series changed
+ * (coverage.c maps patches to functions), the names the guests are told
+ * to count, the calls they counted, and the table at the end.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "covrun.h"
+
+/*
+ * The functions the series changed: derived from its patches and the
+ * patched tree, or, where the folder has one, its committed coverage.list
+ * (patches/base: nothing changed, so the seed series' functions).
+ */
+void cov_series(const char *series, int prefix, const struct kernel *k,
+		struct cov *c, struct run_opts *ro)
+{
+	char *list = xasprintf("%s/coverage.list", series), err[512], **names;
+	char *src = xasprintf("%s/src", k->dir);
+	struct strbuf kd = { 0 };
+	int n, i;
+
+	memset(c, 0, sizeof(*c));
+	if (path_exists(list) && prefix < 0) {
+		if (cov_from_list(c, list, err, sizeof(err)))
+			die("%s", err);
+	} else {
+		if (series_read(series, prefix, &names, &n, &kd, err, sizeof(err)))
+			die("%s", err);
+		for (i = 0; i < n; i++) {
+			char *pp = xasprintf("%s/%s", series, names[i]);
+			char *text = read_file(pp, NULL);
+
+			if (!text)
+				die("%s: cannot read", pp);
+			cov_from_patch(c, text, src);
+			free(text);
+			free(pp);
+		}
+		sb_free(&kd);
+	}
+	cov_classify(c, src);
+	ro->ntrace = 0;
+	ro->trace = xcalloc(c->n, sizeof(char *));
+	for (i = 0; i < c->n; i++)
+		if (!c->fn[i].removed)
+			ro->trace[ro->ntrace++] = c->fn[i].name;
+	free(list);
+	free(src);
+}
+
+void cov_add_hits(struct cov *c, struct topo_result *r)
+{
+	int i;
+
+	for (i = 0; i < r->ncov; i++) {
+		struct cov_fn *f = cov_find(c, r->cov[i].name);
+		size_t len;
+
+		if (!f)
+			continue;
+		if (r->cov[i].hits < 0) {
+			f->untraceable = true;
+			continue;
+		}
+		f->hits += r->cov[i].hits;
+		len = strlen(f->where);
+		if (r->cov[i].hits > 0 && len + strlen(r->name) + 2 < sizeof(f->where))
+			snprintf(f->where + len, sizeof(f->where) - len, "%s%s",
+				 len ? " " : "", r->name);
+	}
+}
+
+/* Returns how many traceable changed functions no test executed. */
+int cov_report(const char *series, struct cov *c)
+{
+	int i, run = 0, traceable = 0, never = 0;
+
+	for (i = 0; i < c->n; i++) {
+		if (c->fn[i].removed || c->fn[i].untraceable)
+			continue;
+		traceable++;
+		run += c->fn[i].hits > 0;
+	}
+	printf("\nseries coverage (%s): %d of %d changed functions executed\n",
+	       series, run, traceable);
+	for (i = 0; i < c->n; i++) {
+		struct cov_fn *f = &c->fn[i];
+
+		if (f->absent)
+			printf("  %-32s %12s  (no longer in linux-source-6.1)\n",
+			       f->name, "absent");
+		else if (f->removed)
+			printf("  %-32s %12s  (%s)\n", f->name, "removed",
+			       "the series deleted it");
+		else if (f->untraceable)
+			printf("  %-32s %12s  (%s: %s)\n", f->name,
+			       "not traceable", f->file, f->why);
+		else
+			printf("  %-32s %12lld  %s\n", f->name, f->hits,
+			       f->hits ? f->where : "NEVER EXECUTED");
+		never += !f->removed && !f->untraceable && !f->hits;
+	}
+	return never;
+}
+
+/* Functions the given patches change, in the pristine extracted tree. */
+int cov_print_changed(const char *root, int n, char **patches)
+{
+	char *src = xasprintf("%s/build/src/linux-source-6.1", root);
+	struct cov c = { 0 };
+	int i;
+
+	if (!path_exists(src))
+		die("%s: not extracted yet (run ./runner --topology raid10 once)",
+		    src);
+	for (i = 0; i < n; i++) {
+		char *text = read_file(patches[i], NULL);
+
+		if (!text)
+			die("%s: %s", patches[i], strerror(errno));
+		cov_from_patch(&c, text, src);
+		free(text);
+	}
+	for (i = 0; i < c.n; i++)
+		printf("%-32s %-40s %s\n", c.fn[i].name, c.fn[i].file,
+		       c.fn[i].removed ? "removed" : "");
+	return 0;
+}

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A topology's verdict, from what its guests said: each guest's KTAP tree
+ * (a test with its steps), whether QEMU ended by itself in time, and the
+ * kernel's log, where every splat is named after the test in whose
+ * window it appeared (PID 1 marks each test's start and end there).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hang.h"
+#include "verdict.h"
+
+struct test_result *result_add(struct topo_result *r, const char *name,
+			       enum ktap_result res, double dur,
+			       const char *detail)
+{
+	struct test_result *t;
+
+	r->tests = xrealloc(r->tests, (r->ntests + 1) * sizeof(*t));
+	t = &r->tests[r->ntests++];
+	memset(t, 0, sizeof(*t));
+	t->name = xstrdup(name);
+	t->result = res;
+	t->duration = dur;
+	t->detail = xstrdup(detail ? detail : "");
+	if (res == KTAP_PASS)
+		r->npassed++;
+	else if (res == KTAP_SKIP)
+		r->nskipped++;
+	else
+		r->nfailed++;
+	return t;
+}
+
+static void copy_ktap(struct test_result *t, const struct ktap_test *k)
+{
+	t->name = xstrdup(k->name);
+	t->result = k->result;
+	t->duration = k->duration;
+	t->detail = xstrdup(k->detail);
+	t->directive = k->directive ? xstrdup(k->directive) : NULL;
+	result_steps_from_ktap(t, k);
+}
+
+void result_steps_from_ktap(struct test_result *t, const struct ktap_test *k)
+{
+	int i;
+
+	t->nsub = k->nsub;
+	t->sub = k->nsub ? xcalloc(k->nsub, sizeof(*t->sub)) : NULL;
+	for (i = 0; i < k->nsub; i++)
+		copy_ktap(&t->sub[i], &k->sub[i]);
+}
+
+struct test_result *result_find(struct topo_result *r, const char *name)
+{
+	int i;
+
+	for (i = 0; i < r->ntests; i++)
+		if (!strcmp(r->tests[i].name, name))
+			return &r->tests[i];
+	return NULL;
+}
+
+/*
+ * What in the console means trouble.  The guest boots with loglevel=5, so
+ * the console carries warnings and worse, not the routine chatter.
+ */
+static const char *const splats[] = {
+	"Kernel panic", "BUG:", "WARNING:", "Oops", "general protection fault",
+	"KASAN", "UBSAN", "INFO: task", "rcu: INFO", "INFO: rcu",
+	"possible circular locking", "I/O error", "EXT4-fs error",
+	"EXT4-fs warning", "JBD2:", "Call Trace:", NULL,
+};
+
+/*
+ * Only the kernel's lines count: printk stamps them "[   12.345678] "
+ * (PRINTK_TIME), while the tools' own "WARNING:" lines share the console.
+ * A stamp may follow a tool's unfinished line, so look anywhere.
+ */
+bool is_splat(const char *line)
+{
+	const char *p = line;
+	int i, end;
+	double t;
+
+	while ((p = strchr(p, '['))) {
+		end = 0;
+		if (sscanf(p, "[%lf]%n", &t, &end) == 1 && end)
+			for (i = 0; splats[i]; i++)
+				if (strstr(p + end, splats[i]))
+					return true;
+		p++;
+	}
+	return false;
+}
+
+/* PID 1's "stacktest: begin NAME" / "stacktest: end NAME" in the kernel log. */
+static void track_window(const char *line, char *window, size_t len)
+{
+	const char *p = strstr(line, "] stacktest: ");
+
+	if (!p)
+		return;
+	p += 13;
+	if (!strncmp(p, "begin ", 6))
+		snprintf(window, len, "%s", p + 6);
+	else if (!strncmp(p, "end ", 4))
+		snprintf(window, len, "after %s", p + 4);
+}
+
+/* One window's splats, a step of the kernel-log test. */
+static void add_window(struct test_result *kl, const char *window,
+		       struct strbuf *lines)
+{
+	struct test_result *w;
+
+	if (!kl || !lines->len)
+		return;
+	kl->sub = xrealloc(kl->sub, (kl->nsub + 1) * sizeof(*w));
+	w = &kl->sub[kl->nsub++];
+	memset(w, 0, sizeof(*w));
+	w->name = xstrdup(window);
+	w->result = KTAP_FAIL;
+	w->duration = -1;
+	w->detail = xstrdup(lines->buf);
+	sb_free(lines);
+}
+
+char *scan_console(const char *console, struct test_result *kl)
+{
+	struct strbuf sb = { 0 }, win = { 0 };
+	char *text = xstrdup(console), *line, *save, window[80] = "boot";
+	char shown[80] = "";
+	int n = 0;
+
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char before[80];
+
+		snprintf(before, sizeof(before), "%s", window);
+		track_window(line, window, sizeof(window));
+		if (strcmp(before, window))
+			add_window(kl, before, &win);
+		if (!is_splat(line))
+			continue;
+		sb_printf(&win, "%s\n", line);
+		if (n++ >= 40)
+			continue;
+		if (strcmp(shown, window))
+			sb_printf(&sb, "%s%s:\n", !strcmp(window, "boot") ?
+				  "at " : strncmp(window, "after ", 6) ?
+				  "during " : "", window);
+		snprintf(shown, sizeof(shown), "%s", window);
+		sb_printf(&sb, "  %s\n", line);
+	}
+	add_window(kl, window, &win);
+	if (n > 40)
+		sb_printf(&sb, "... %d more\n", n - 40);
+	free(text);
+	return sb.buf;
+}
+
+const char *console_tail(const char *text, int lines)
+{
+	const char *p;
+	int n = 0;
+
+	for (p = text + strlen(text); p > text; p--)
+		if (p[-1] == '\n' && ++n > lines)
+			break;
+	return p;
+}
+
+/*
+ * A test that says it passed must have reported every step it planned
+ * and none of them failed; else it fails here, saying why.
+ */
+enum ktap_result test_checked(const struct ktap_test *t, struct strbuf *why)
+{
+	int i, bad = 0;
+
+	if (t->result != KTAP_PASS)
+		return t->result;
+	for (i = 0; i < t->nsub; i++)
+		bad += t->sub[i].result == KTAP_FAIL;
+	if (bad)
+		sb_printf(why, "passed, yet %d of its steps failed\n", bad);
+	if (t->plan >= 0 && t->plan != t->nsub)
+		sb_printf(why, "passed, yet it planned %d steps and reported %d\n",
+			  t->plan, t->nsub);
+	return why->len ? KTAP_FAIL : KTAP_PASS;
+}
+
+/* What QEMU's monitor said at the deadline, in one line. */
+static void deadline_state(struct strbuf *why, const char *state_log,
+			   const char *sysmap)
+{
+	char *state = read_file(state_log, NULL);
+	char *map = state ? read_file(sysmap, NULL) : NULL;
+	char *sum = state ? vcpu_summary(state, map) : NULL;
+
+	if (sum)
+		sb_printf(why, "QEMU at the deadline (%s): %s\n", state_log,
+			  sum);
+	free(sum);
+	free(map);
+	free(state);
+}
+
+/* The guest's own tests, each with its steps, named after prefix. */
+static void add_tests(struct topo_result *r, const struct ktap *k,
+		      const char *prefix)
+{
+	int i;
+
+	for (i = 0; i < k->ntests; i++) {
+		const struct ktap_test *kt = &k->tests[i];
+		struct strbuf why = { 0 };
+		enum ktap_result res = test_checked(kt, &why);
+		char *name = xasprintf("%s%s", prefix, kt->name);
+		struct test_result *t;
+
+		sb_add(&why, kt->detail, strlen(kt->detail));
+		t = result_add(r, name, res, kt->duration, why.buf);
+		t->directive = kt->directive ? xstrdup(kt->directive) : NULL;
+		result_steps_from_ktap(t, kt);
+		free(name);
+		sb_free(&why);
+	}
+}
+
+/* "guest": QEMU ended by itself, in time, with a complete KTAP plan. */
+static void add_guest(struct topo_result *r, struct ktap *k,
+		      const struct guest_result *g, const struct guest *gs,
+		      const char *text, const char *sysmap, const char *prefix)
+{
+	struct strbuf why = { 0 };
+	char *name, *copy = xstrdup(text), *nmi;
+
+	nmi = g->timed_out ? nmi_split(copy) : NULL;
+	if (g->timed_out) {
+		sb_printf(&why, "timeout: the guest did not finish in time; QEMU was killed\n");
+		deadline_state(&why, gs->state_log, sysmap);
+	}
+	if (g->interrupted)
+		sb_printf(&why, "interrupted: QEMU was killed\n");
+	if (!g->timed_out && !g->interrupted && g->status)
+		sb_printf(&why, "QEMU exited with status %d\n", g->status);
+	ktap_finish(k);
+	if (k->errors.len)
+		sb_add(&why, k->errors.buf, k->errors.len);
+	if (why.len)
+		sb_printf(&why, "last console lines (%s):\n%s", gs->console_log,
+			  console_tail(copy, 25));
+	if (nmi)
+		sb_printf(&why, "the guest's stack at the deadline's NMI (every task's follows in the console log):\n%s",
+			  nmi);
+	name = xasprintf("%sguest", prefix);
+	result_add(r, name, why.len ? KTAP_FAIL : KTAP_PASS, g->seconds,
+		   why.buf);
+	free(name);
+	free(nmi);
+	free(copy);
+	sb_free(&why);
+}
+
+int guest_verdict(struct topo_result *r, struct ktap *k,
+		  const struct guest_result *g, const struct guest *gs,
+		  const char *sysmap, const char *prefix)
+{
+	char *text = read_file(gs->console_log, NULL), *splat, *name;
+	struct test_result windows = { 0 }, *kl;
+	int v = 0;
+
+	if (!text)
+		text = xstrdup("(no console log)\n");
+	add_tests(r, k, prefix);
+	add_guest(r, k, g, gs, text, sysmap, prefix);
+	splat = scan_console(text, &windows);
+	name = xasprintf("%skernel-log", prefix);
+	kl = result_add(r, name, splat && *splat ? KTAP_FAIL : KTAP_PASS, 0,
+			splat);
+	kl->sub = windows.sub;
+	kl->nsub = windows.nsub;
+	free(name);
+	v |= g->timed_out ? V_TIMEOUT : 0;
+	v |= g->interrupted ? V_INTERRUPTED : 0;
+	v |= splat && strstr(splat, "Kernel panic") ? V_PANIC : 0;
+	free(splat);
+	free(text);
+	return v;
+}
+
+const char *topo_verdict(const struct topo_result *r, int v)
+{
+	return v & V_INTERRUPTED ? "INTERRUPTED" : v & V_TIMEOUT ? "TIMEOUT" :
+	       v & V_PANIC ? "PANIC" : r->nfailed ? "FAIL" : "PASS";
+}

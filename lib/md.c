@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-2.0
+/* md helpers for the guest tests; see stacktest.h. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "stacktest.h"
+
+const char *md_name(const char *dev)
+{
+	const char *base = strrchr(dev, '/');
+
+	return base ? base + 1 : dev;
+}
+
+static int read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	int ok = f && fgets(buf, len, f);
+
+	if (f)
+		fclose(f);
+	if (!ok) {
+		buf[0] = 0;
+		return -1;
+	}
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+int md_attr(const char *md, const char *attr, char *buf, size_t len)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "/sys/block/%s/md/%s", md_name(md), attr);
+	return read_line(path, buf, len);
+}
+
+long long md_attr_ll(const char *md, const char *attr)
+{
+	char buf[64];
+
+	if (md_attr(md, attr, buf, sizeof(buf)))
+		return -1;
+	return strtoll(buf, NULL, 10);
+}
+
+int md_attr_write(const char *md, const char *attr, const char *val)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "/sys/block/%s/md/%s", md_name(md), attr);
+	if (write_str(path, val)) {
+		ktap_diag("write '%s' to %s: %s", val, path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int cmp_member(const void *a, const void *b)
+{
+	const struct md_member *x = a, *y = b;
+	int sx = x->slot < 0 ? 1 << 20 : x->slot;
+	int sy = y->slot < 0 ? 1 << 20 : y->slot;
+
+	return sx != sy ? sx - sy : strcmp(x->name, y->name);
+}
+
+int md_members(const char *md, struct md_member *m, int max)
+{
+	char path[160], buf[64];
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/md", md_name(md));
+	d = opendir(path);
+	while (d && (de = readdir(d)) && n < max) {
+		if (strncmp(de->d_name, "dev-", 4))
+			continue;
+		snprintf(m[n].name, sizeof(m[n].name), "%s", de->d_name + 4);
+		snprintf(m[n].dev, sizeof(m[n].dev), "/dev/%s", m[n].name);
+		snprintf(path, sizeof(path), "dev-%.31s/slot", m[n].name);
+		md_attr(md, path, buf, sizeof(buf));
+		m[n].slot = strcmp(buf, "none") ? atoi(buf) : -1;
+		snprintf(path, sizeof(path), "dev-%.31s/state", m[n].name);
+		md_attr(md, path, m[n].state, sizeof(m[n].state));
+		n++;
+	}
+	if (d)
+		closedir(d);
+	qsort(m, n, sizeof(*m), cmp_member);
+	return n;
+}
+
+void md_dump(const char *md)
+{
+	static const char *const attrs[] = {
+		"array_state", "level", "layout", "raid_disks", "degraded",
+		"sync_action", "sync_completed", "reshape_position",
+		"mismatch_cnt", "bitmap/max_backlog_used", NULL,
+	};
+	struct md_member m[MD_MAX_MEMBERS];
+	char line[256];
+	FILE *f = fopen("/proc/mdstat", "re");
+	int i, n;
+
+	ktap_diag("--- /proc/mdstat ---");
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		ktap_diag("%s", line);
+	}
+	if (f)
+		fclose(f);
+	for (i = 0; attrs[i]; i++)
+		if (!md_attr(md, attrs[i], line, sizeof(line)))
+			ktap_diag("%s/md/%s: %s", md_name(md), attrs[i], line);
+	n = md_members(md, m, MD_MAX_MEMBERS);
+	for (i = 0; i < n; i++)
+		ktap_diag("member %s slot %d state %s", m[i].name, m[i].slot,
+			  m[i].state);
+}
+
+int mdadm(const char *arg, ...)
+{
+	const char *argv[24];
+	va_list ap;
+	int n = 0;
+
+	argv[n++] = "mdadm";
+	argv[n++] = arg;
+	va_start(ap, arg);
+	while (n < 23 && (argv[n] = va_arg(ap, const char *)))
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	return run(argv);
+}
+
+/* Is a sync of any kind running or queued, by /proc/mdstat? */
+static int mdstat_busy(const char *md)
+{
+	char line[256];
+	size_t nlen = strlen(md_name(md));
+	FILE *f = fopen("/proc/mdstat", "re");
+	int in = 0, busy = 0;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, md_name(md), nlen) && line[nlen] == ' ')
+			in = 1;
+		else if (line[0] != ' ' && line[0] != '\t')
+			in = 0;
+		if (in && (strstr(line, "recovery") || strstr(line, "resync") ||
+			   strstr(line, "reshape") || strstr(line, "check")))
+			busy = 1;
+	}
+	if (f)
+		fclose(f);
+	return busy;
+}
+
+int md_idle(const char *md, int want_degraded)
+{
+	char action[32], completed[64], reshape[64];
+
+	if (md_attr(md, "sync_action", action, sizeof(action)) ||
+	    strcmp(action, "idle"))
+		return 0;
+	md_attr(md, "sync_completed", completed, sizeof(completed));
+	if (strcmp(completed, "none"))
+		return 0;
+	if (!md_attr(md, "reshape_position", reshape, sizeof(reshape)) &&
+	    strcmp(reshape, "none"))
+		return 0;
+	if (mdstat_busy(md))
+		return 0;
+	return want_degraded < 0 ||
+	       md_attr_ll(md, "degraded") == want_degraded;
+}
+
+int md_wait_idle(const char *md, int want_degraded, double timeout)
+{
+	double t0 = mono_s();
+
+	while (!md_idle(md, want_degraded)) {
+		if (mono_s() - t0 > timeout) {
+			ktap_diag("%s not idle with degraded=%d after %.0fs",
+				  md_name(md), want_degraded, timeout);
+			md_dump(md);
+			return -1;
+		}
+		usleep(50000);
+	}
+	ktap_diag("%s idle, degraded %lld, after %.1fs", md_name(md),
+		  md_attr_ll(md, "degraded"), mono_s() - t0);
+	return 0;
+}
+
+int md_wait_started(const char *md, double timeout)
+{
+	double t0 = mono_s();
+	char action[32];
+
+	for (;;) {
+		md_attr(md, "sync_action", action, sizeof(action));
+		if (strcmp(action, "idle") || mdstat_busy(md))
+			return 0;
+		if (mono_s() - t0 > timeout) {
+			ktap_diag("%s: no sync action started in %.0fs",
+				  md_name(md), timeout);
+			md_dump(md);
+			return -1;
+		}
+		usleep(20000);
+	}
+}
+
+int md_check(const char *md, double timeout, long long *mismatch)
+{
+	*mismatch = -1;
+	if (md_wait_idle(md, -1, timeout))
+		return -1;
+	if (md_attr_write(md, "sync_action", "check"))
+		return -1;
+	/* Either we see it run, or it already finished: both end idle. */
+	if (md_wait_idle(md, -1, timeout))
+		return -1;
+	*mismatch = md_attr_ll(md, "mismatch_cnt");
+	return 0;
+}
+
+void md_speed_up(void)
+{
+	write_str("/proc/sys/dev/raid/speed_limit_min", "200000");
+	write_str("/proc/sys/dev/raid/speed_limit_max", "2000000");
+}
+
+static uint64_t rnd(const struct region *r, uint64_t *state)
+{
+	return pattern_word(r->seed, 0xfffe, (*state)++);
+}
+
+static long long chunk_off(const struct region *r, int i)
+{
+	return r->base + i * r->chunk;
+}
+
+/* Pattern offset: the chunk's place in the device, so chunks differ. */
+static int write_chunk(const struct region *r, int i, int direct,
+		       uint64_t *state, char *buf)
+{
+	int fd = open(r->dev, O_WRONLY | O_CLOEXEC | (direct ? O_DIRECT : 0));
+	long long o = 0;
+
+	if (fd < 0) {
+		ktap_diag("open %s: %s", r->dev, strerror(errno));
+		return -1;
+	}
+	while (o < r->chunk) {
+		long long len = 1 + rnd(r, state) % r->chunk;
+
+		if (direct)
+			len = (len + 4095) & ~4095LL;
+		if (len > r->chunk - o)
+			len = r->chunk - o;
+		pattern_fill(buf, len, r->seed, r->gen[i],
+			     chunk_off(r, i) + o);
+		if (pwrite(fd, buf, len, chunk_off(r, i) + o) != len) {
+			ktap_diag("write %s at %lld+%lld: %s", r->dev,
+				  chunk_off(r, i) + o, len, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		o += len;
+	}
+	if (!direct && fdatasync(fd)) {
+		ktap_diag("fdatasync %s: %s", r->dev, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+void region_write_gen(struct region *r, int from, int to, int gen)
+{
+	int i;
+
+	for (i = from; i < to; i++)
+		r->gen[i] = gen;
+}
+
+int region_write(struct region *r, int from, int to, int gen)
+{
+	uint64_t state = (uint64_t)gen << 32 | (uint64_t)from << 16 | to;
+	int order[256], i, j, t, ret = 0;
+	char *buf;
+
+	if (posix_memalign((void **)&buf, 4096, r->chunk))
+		return -1;
+	for (i = from; i < to; i++) {
+		order[i - from] = i;
+		r->gen[i] = gen;
+	}
+	for (i = to - from - 1; i > 0; i--) {
+		j = rnd(r, &state) % (i + 1);
+		t = order[i];
+		order[i] = order[j];
+		order[j] = t;
+	}
+	for (i = 0; i < to - from && !ret; i++)
+		ret = write_chunk(r, order[i], rnd(r, &state) & 1, &state,
+				  buf);
+	free(buf);
+	return ret;
+}
+
+int region_verify(const struct region *r, int direct, const char *what)
+{
+	int fd, i, bad = 0;
+	long long at;
+	char *buf;
+
+	if (!direct)
+		drop_caches();
+	if (posix_memalign((void **)&buf, 4096, r->chunk))
+		return -1;
+	fd = open(r->dev, O_RDONLY | O_CLOEXEC | (direct ? O_DIRECT : 0));
+	if (fd < 0) {
+		ktap_diag("open %s: %s", r->dev, strerror(errno));
+		free(buf);
+		return -1;
+	}
+	for (i = 0; i < r->nchunks; i++) {
+		if (pread(fd, buf, r->chunk, chunk_off(r, i)) != r->chunk) {
+			ktap_diag("%s: read %s at %lld: %s", what, r->dev,
+				  chunk_off(r, i), strerror(errno));
+			bad = -1;
+			break;
+		}
+		at = pattern_check(buf, r->chunk, r->seed, r->gen[i],
+				   chunk_off(r, i));
+		if (at < 0)
+			continue;
+		if (!bad++) {
+			unsigned char want;
+
+			pattern_fill(&want, 1, r->seed, r->gen[i],
+				     chunk_off(r, i) + at);
+			ktap_diag("%s: %s byte %lld (chunk %d, gen %d): expected 0x%02x, got 0x%02x",
+				  what, r->dev, chunk_off(r, i) + at, i,
+				  r->gen[i], want, (unsigned char)buf[at]);
+		}
+	}
+	if (bad > 0)
+		ktap_diag("%s: %d of %d chunks differ", what, bad, r->nchunks);
+	close(fd);
+	free(buf);
+	return bad;
+}
+
+int spawn(int (*fn)(void *), void *arg)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (!pid) {
+		fflush(NULL);
+		_exit(fn(arg) ? 1 : 0);
+	}
+	return pid;
+}
+
+/* Is name in tracefs file (a function per line, maybe with " [mod]")? */
+static int traced_in(const char *file, const char *name)
+{
+	char path[96], line[256];
+	size_t n = strlen(name);
+	FILE *f;
+	int hit = 0;
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/%s", file);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (!hit && fgets(line, sizeof(line), f))
+		hit = !strncmp(line, name, n) &&
+		      (line[n] == '\n' || line[n] == ' ');
+	fclose(f);
+	return hit;
+}
+
+void trace_diag(const char *name)
+{
+	ktap_diag("ftrace: %s available %d, in set_ftrace_filter %d", name,
+		  traced_in("available_filter_functions", name),
+		  traced_in("set_ftrace_filter", name));
+}

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+/* dm-crypt on the device below (or a free disk). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stack.h"
+
+/*
+ * dm-crypt's fixed test key (AES-256-XTS wants 64 bytes): a test suite's
+ * key, not a secret.
+ */
+#define TEST_KEY "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f" \
+		 "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+
+static int crypt_build(struct stack *s, const struct layer *l, char *msg,
+		       size_t len)
+{
+	char table[512], lower[64];
+	long long sz;
+
+	if (stack_lower(s, lower, sizeof(lower), msg, len))
+		return -1;
+	sz = dev_sectors(lower);
+	snprintf(table, sizeof(table), "0 %lld crypt aes-xts-plain64 %s 0 %s 0\n",
+		 sz, TEST_KEY, lower);
+	if (dm_create(s, "crypt0", table, msg, len))
+		return -1;
+	snprintf(msg, len, "%s: dm-crypt aes-xts-plain64 on %s", s->top, lower);
+	return 0;
+}
+
+static int crypt_teardown(struct stack *s, const struct layer *l, char *msg,
+			  size_t len)
+{
+	return dm_remove("crypt0", msg, len);
+}
+
+static const struct layer_kind dm_crypt = {
+	.name = "dm-crypt",
+	.what = "dm-crypt aes-xts-plain64 with a fixed test key (dmsetup)",
+	.tools = { "dmsetup" },
+	.build = crypt_build,
+	.teardown = crypt_teardown,
+};
+LAYER_KIND(dm_crypt);
