@@ -70,7 +70,7 @@ check: all
 	@bash host/check.sh
 
 # The detection matrix: the swap topologies on base and both replays.
-PROVE_TOPOLOGIES := raid1,raid10,raid5,dm-linear,dm-crypt,lvm,brd,zram,raid1-swapdev,drbd-swapfile,dm-zoned
+PROVE_TOPOLOGIES := raid1,raid10,raid5,dm-linear,dm-crypt,lvm,brd,zram,raid1-swapdev,drbd-swapfile,dm-zoned,raid1-delay
 PROVE_SERIES := patches/base,patches/replay-5.12-rc1-swapfile,patches/replay-2014-rw-page
 prove: all
 	./runner --topology $(PROVE_TOPOLOGIES) --series $(PROVE_SERIES) \
