@@ -69,11 +69,20 @@ $(INITRAMFS): $(GUEST_BINS) guest-tests/mkinitramfs.sh guest-tests/lvm.conf Make
 check: all
 	@bash host/check.sh
 
-# The detection matrix: the swap topologies on base and both replays.
+# The detection matrices: the swap topologies on base and both swap
+# replays; the durability topologies on base and the md flush replay.
 PROVE_TOPOLOGIES := raid1,raid10,raid5,dm-linear,dm-crypt,lvm,brd,zram,raid1-swapdev,drbd-swapfile,dm-zoned,raid1-delay
 PROVE_SERIES := patches/base,patches/replay-5.12-rc1-swapfile,patches/replay-2014-rw-page
-prove: all
+DURABLE_TOPOLOGIES := durable-raid1,durable-raid1-ext4,durable-raid5,durable-crypt-raid1,durable-lvm
+DURABLE_SERIES := patches/base,patches/replay-md-flush-first-member
+prove: prove-swap prove-durability
+
+prove-swap: all
 	./runner --topology $(PROVE_TOPOLOGIES) --series $(PROVE_SERIES) \
+		--expect patches/prove.expect
+
+prove-durability: all
+	./runner --topology $(DURABLE_TOPOLOGIES) --series $(DURABLE_SERIES) \
 		--expect patches/prove.expect
 
 # The history matrix: the seed series ported to 6.1, before, after, fixed.
@@ -89,4 +98,4 @@ bench: all
 clean:
 	rm -rf $(B)/obj $(B)/bin $(B)/guest
 
-.PHONY: all check prove history bench clean
+.PHONY: all check prove prove-swap prove-durability history bench clean

@@ -35,7 +35,8 @@ step reports host/test/reports.sh
 # only stretch the DRBD waits).
 step drbd ./runner --topology drbd,drbd-swapfile,drbd-raid1 --jobs 1
 step faults host/test/faults.sh
-step prove make -s prove
+step prove make -s prove-swap
+step prove-durability make -s prove-durability
 echo "=== check: total"
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" = 0 ]

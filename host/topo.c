@@ -241,7 +241,7 @@ static const char *missing_field(const struct topology *t)
 static char *check_layers(struct topology *t)
 {
 	int i, n, free = t->ndisks + t->nzoned;
-	bool fs = false;
+	bool fs = false, below = false;
 
 	t->join_layer = -1;
 	for (i = 0; i < t->nlayers; i++) {
@@ -257,12 +257,13 @@ static char *check_layers(struct topology *t)
 		if (k->needs_fs && !fs)
 			return xasprintf("layer %d (%s) needs a filesystem below it",
 					 i + 1, t->layer_text[i]);
-		n = layer_disks(l, i > 0, free, why, sizeof(why));
+		n = layer_disks(l, below, free, why, sizeof(why));
 		if (n < 0)
 			return xasprintf("layer %d (%s): %s", i + 1,
 					 t->layer_text[i], why);
 		free -= n;
 		fs |= k->fs;
+		below |= !k->pool;
 	}
 	if (t->nodes == 1 && t->join_layer >= 0)
 		return xasprintf("a %s layer needs [topology] nodes = 2",

@@ -189,7 +189,7 @@ int run_hog(uint64_t seed, long long *bytes)
 	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -1;
 }
 
-int swap_round_trip(struct ktap *k, uint64_t seed, const char *swap,
+int swap_round_trip(struct ktap_out *k, uint64_t seed, const char *swap,
 		    int ready)
 {
 	long long out0 = vmstat("pswpout"), in0 = vmstat("pswpin"), bytes;

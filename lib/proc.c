@@ -161,6 +161,18 @@ double mono_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+int wait_path(const char *path, double seconds)
+{
+	double end = mono_s() + seconds;
+
+	while (access(path, F_OK)) {
+		if (mono_s() > end)
+			return -1;
+		usleep(10000);
+	}
+	return 0;
+}
+
 int mount_fs(const char *dev, const char *dir, const char *type,
 	     unsigned long flags)
 {
@@ -173,7 +185,7 @@ int mount_fs(const char *dev, const char *dir, const char *type,
 	return 0;
 }
 
-void ktap_begin(struct ktap *k, int plan)
+void ktap_begin(struct ktap_out *k, int plan)
 {
 	k->n = 0;
 	k->failed = 0;
@@ -182,7 +194,7 @@ void ktap_begin(struct ktap *k, int plan)
 	fflush(stdout);
 }
 
-void ktap_result(struct ktap *k, int ok, const char *fmt, ...)
+void ktap_result(struct ktap_out *k, int ok, const char *fmt, ...)
 {
 	double now = mono_s();
 	va_list ap;
@@ -211,7 +223,7 @@ void ktap_diag(const char *fmt, ...)
 	fflush(stdout);
 }
 
-int ktap_end(struct ktap *k)
+int ktap_end(struct ktap_out *k)
 {
 	return k->failed ? 1 : 0;
 }

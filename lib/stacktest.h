@@ -28,7 +28,7 @@
 
 /* ---- Test descriptors ---- */
 
-struct ktap;
+struct ktap_out;
 
 enum req_kind {
 	REQ_NONE,
@@ -95,6 +95,8 @@ long long read_ll(const char *path);
 long long vmstat(const char *name);
 void drop_caches(void);
 double mono_s(void);
+/* Wait until path exists (devices appear asynchronously); 0 when it did. */
+int wait_path(const char *path, double seconds);
 /* Mount with mount(2); logs and returns -1 on failure. */
 int mount_fs(const char *dev, const char *dir, const char *type,
 	     unsigned long flags);
@@ -103,17 +105,17 @@ int mount_fs(const char *dev, const char *dir, const char *type,
  * KTAP, on stdout: a test program's own document, one result per step
  * (PID 1 nests it under the test's result), each with its duration.
  */
-struct ktap {
+struct ktap_out {
 	int n;
 	int failed;
 	double last;	/* when the previous step ended */
 };
-void ktap_begin(struct ktap *k, int plan);
-void ktap_result(struct ktap *k, int ok, const char *fmt, ...)
+void ktap_begin(struct ktap_out *k, int plan);
+void ktap_result(struct ktap_out *k, int ok, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void ktap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Exit status for the parent: 0 if every result was ok. */
-int ktap_end(struct ktap *k);
+int ktap_end(struct ktap_out *k);
 
 /* Seeded patterns: word i of stream s is a pure function of (seed, s, i). */
 uint64_t pattern_word(uint64_t seed, uint64_t stream, uint64_t i);
@@ -161,7 +163,7 @@ int run_hog(uint64_t seed, long long *bytes);
  * out and came back (pswpout/pswpin moved), swapoff of swap succeeds.
  * Returns 0 when all three passed.
  */
-int swap_round_trip(struct ktap *k, uint64_t seed, const char *swap,
+int swap_round_trip(struct ktap_out *k, uint64_t seed, const char *swap,
 		    int ready);
 
 /* ---- md: sysfs, bounded waits on md's own state, pattern regions ---- */
@@ -277,6 +279,45 @@ int drbd_node(void);
 int drbd_take_over(int seconds, char *msg, size_t len);
 /* Online verify of the whole device; its out-of-sync KiB in *oos. */
 int drbd_online_verify(long long *oos, char *msg, size_t len);
+
+/* ---- dm-log-writes logs: read, and replay up to a mark (logwrites.c) ---- */
+
+#define LW_FLUSH (1 << 0)
+#define LW_FUA (1 << 1)
+#define LW_DISCARD (1 << 2)
+#define LW_MARK (1 << 3)
+#define LW_METADATA (1 << 4)
+
+struct lw_log {
+	int fd;
+	uint64_t nr_entries;	/* from the super block */
+	uint32_t sectorsize;	/* the logged device's logical block size */
+	uint64_t index;		/* entries read so far */
+	long long pos;		/* byte offset of the next entry */
+	void *buf;
+};
+
+struct lw_entry {
+	uint64_t index;
+	uint64_t sector, nr_sectors;	/* in sectorsize units */
+	uint64_t flags;			/* LW_* */
+	long long data_off;		/* where its data is in the log */
+	char mark[64];			/* a mark's text */
+};
+
+/* Open a log (a device or a file); -1 with errno when it is none. */
+int lw_open(struct lw_log *l, const char *path);
+/* The next entry: 1, 0 at the end, -1 on a read error. */
+int lw_next(struct lw_log *l, struct lw_entry *e);
+void lw_close(struct lw_log *l);
+/*
+ * Apply every write (and discard, as zeroes) logged before the mark
+ * (NULL: all) onto target, in log order: the target, zeroed before,
+ * then holds what survived a power cut at the mark.  Returns the number
+ * of entries applied, or -1 with the reason in msg.
+ */
+long long lw_replay(const char *log, const char *target, const char *mark,
+		    char *msg, size_t len);
 
 /* ---- Seeded data files next to what a test exercises ---- */
 

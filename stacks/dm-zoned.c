@@ -148,10 +148,12 @@ static int zoned_teardown(struct stack *s, const struct layer *l, char *msg,
 	if (dm_remove("dmz0", msg, len))
 		return -1;
 	p = strstr(st, "zones ");
+	/*
+	 * New chunks go to cache zones: a mapped sequential zone was filled
+	 * by reclaim.
+	 */
 	if (p && sscanf(p, "zones %u/%u cache %u/%u random %u/%u sequential",
 			&uc, &c, &ur, &r, &us, &sq) == 6)
-		/* New chunks go to cache zones: a mapped sequential zone was
-		 * filled by reclaim. */
 		snprintf(msg, len, "dmz0 removed; before: %u/%u cache zones in use, %u/%u sequential zones mapped (%s); status: %s",
 			 c - uc, c, sq - us, sq,
 			 sq > us ? "reclaim ran" : "reclaim never ran", st);

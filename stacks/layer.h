@@ -53,6 +53,11 @@ struct layer_kind {
 	 */
 	int (*disks)(const struct layer *l, bool below, int free, char *err,
 		     size_t len);
+	/*
+	 * Leaves its devices in the pool of free disks (for the next layer
+	 * to take, as log-writes does under each md member), not on top.
+	 */
+	bool pool;
 	bool fs;			/* mounts a filesystem */
 	bool needs_fs;			/* goes in a mounted filesystem */
 	/* Swap on top: "reclaim" (NULL), "memcg" or "pageout" (strongest wins). */

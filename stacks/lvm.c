@@ -15,6 +15,30 @@
 #define LV "lv0"
 #define POOL "pool0"
 
+/*
+ * The PVs, given to every lvm command as --devices: lvm looks at nothing
+ * else, so a PV seen twice (a disk and the log-writes device on it, both
+ * with the PV label) is no duplicate to refuse.
+ */
+static char devices[STACK_MAX_DISKS * 40];
+
+/* lvm COMMAND --devices PVS ARGS... */
+static int lvm_run(const char *const argv[])
+{
+	const char *v[32];
+	int i, a = 0;
+
+	for (i = 0; argv[i] && a < 29; i++) {
+		v[a++] = argv[i];
+		if (i == 1 && devices[0]) {
+			v[a++] = "--devices";
+			v[a++] = devices;
+		}
+	}
+	v[a] = NULL;
+	return run(v);
+}
+
 /* pvcreate or vgcreate over the PVs: the top of the stack, or n disks. */
 static int vg_create(struct stack *s, int n, char *desc, size_t dlen)
 {
@@ -40,7 +64,11 @@ static int vg_create(struct stack *s, int n, char *desc, size_t dlen)
 		snprintf(desc, dlen, "a VG of %d disks", n);
 	}
 	pv[a] = vg[a] = NULL;
-	return run(pv) || run(vg) ? -1 : 0;
+	devices[0] = 0;
+	for (i = 4; pv[i]; i++)
+		snprintf(devices + strlen(devices), sizeof(devices) - strlen(devices),
+			 "%s%s", i > 4 ? "," : "", pv[i]);
+	return lvm_run(pv) || lvm_run(vg) ? -1 : 0;
 }
 
 static int lv_create(const char *type)
@@ -57,10 +85,10 @@ static int lv_create(const char *type)
 				"100%FREE", "-n", LV, VG, NULL };
 
 	if (!strcmp(type, "thin"))
-		return run(pool) || run(thin) ? -1 : 0;
+		return lvm_run(pool) || lvm_run(thin) ? -1 : 0;
 	if (!strcmp(type, "raid1"))
-		return run(raid1) ? -1 : 0;
-	return run(linear) ? -1 : 0;
+		return lvm_run(raid1) ? -1 : 0;
+	return lvm_run(linear) ? -1 : 0;
 }
 
 static int lvm_build(struct stack *s, const struct layer *l, char *msg,
@@ -87,7 +115,7 @@ static int lvm_teardown(struct stack *s, const struct layer *l, char *msg,
 {
 	const char *argv[] = { "lvm", "vgchange", "-q", "-a", "n", VG, NULL };
 
-	if (run(argv)) {
+	if (lvm_run(argv)) {
 		snprintf(msg, len, "vgchange -an %s failed", VG);
 		return -1;
 	}

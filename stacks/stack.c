@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "stack.h"
 
@@ -77,17 +76,5 @@ int stack_lower(struct stack *s, char *dev, size_t len, char *msg,
 	}
 	if (d != dev)
 		snprintf(dev, len, "%s", d);
-	return 0;
-}
-
-int wait_path(const char *path, double seconds)
-{
-	double end = mono_s() + seconds;
-
-	while (access(path, F_OK)) {
-		if (mono_s() > end)
-			return -1;
-		usleep(10000);
-	}
 	return 0;
 }

@@ -46,8 +46,6 @@ int stack_lower(struct stack *s, char *dev, size_t len, char *msg,
 const char *stack_disk(const struct stack *s, int i);
 /* Size of a block device in 512-byte sectors, -1 on error. */
 long long dev_sectors(const char *dev);
-/* Wait until path exists (devices appear asynchronously); 0 when it did. */
-int wait_path(const char *path, double seconds);
 
 /*
  * device-mapper (dm.c): dmsetup create NAME from TABLE (its node becomes

@@ -14,7 +14,7 @@ static int test_main(void)
 {
 	const char *cut[] = { "ip", "link", "set", "eth0", "down", NULL };
 	char msg[256];
-	struct ktap k;
+	struct ktap_out k;
 	int ok;
 
 	ktap_begin(&k, 2);

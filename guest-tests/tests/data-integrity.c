@@ -196,7 +196,7 @@ static int setup_targets(struct target *t)
 static int test_main(void)
 {
 	static struct target t[NFILES];
-	struct ktap k;
+	struct ktap_out k;
 	char *buf;
 	int i, bad;
 

@@ -124,7 +124,7 @@ static int test_main(void)
 				 "enable_hydration", NULL };
 	unsigned long long bytes = 0;
 	long long done, total;
-	struct ktap k;
+	struct ktap_out k;
 	char *buf;
 	int fd, ok;
 

@@ -54,7 +54,7 @@ static int test_main(void)
 	const char *type = env_or("STACK_FSTYPE", ""), *swap = env_or("STACK_SWAPFILE", "");
 	const char *name = strrchr(dev, '/');
 	uint64_t seed = env_seed();
-	struct ktap k;
+	struct ktap_out k;
 	int ok;
 
 	ktap_begin(&k, 4);

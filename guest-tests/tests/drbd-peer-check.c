@@ -27,7 +27,7 @@ static const char *fs_above(void)
 	       NULL;
 }
 
-static void check_files(struct ktap *k, const char *fs, uint64_t seed)
+static void check_files(struct ktap_out *k, const char *fs, uint64_t seed)
 {
 	char dir[64];
 	int bad;
@@ -55,7 +55,7 @@ static int test_main(void)
 	const char *fs = fs_above();
 	char msg[256];
 	long long oos;
-	struct ktap k;
+	struct ktap_out k;
 	int ok;
 
 	ktap_begin(&k, 5);

@@ -92,7 +92,7 @@ static int rewrite(int fd, char *buf, int from, int to)
 	return fdatasync(fd);
 }
 
-static int primary_part(struct ktap *k)
+static int primary_part(struct ktap_out *k)
 {
 	struct drbd_state st;
 	long long al0, oos;
@@ -142,7 +142,7 @@ static uint64_t node0_stream(long long b)
 	return is_rewritten(b) ? 2 : 1;
 }
 
-static int peer_part(struct ktap *k)
+static int peer_part(struct ktap_out *k)
 {
 	char *buf = NULL, msg[256];
 	long long oos;
@@ -168,7 +168,7 @@ static int peer_part(struct ktap *k)
 
 static int test_main(void)
 {
-	struct ktap k;
+	struct ktap_out k;
 
 	seed = env_seed();
 	if (drbd_node() == 0) {

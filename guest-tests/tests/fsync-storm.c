@@ -152,7 +152,7 @@ static int test_main(void)
 	long long before[MAX_DEVS], top0, d;
 	int pid[NWORKERS], i, n, ok, moved;
 	double t0;
-	struct ktap k;
+	struct ktap_out k;
 
 	ktap_begin(&k, 4);
 	seed = env_seed();

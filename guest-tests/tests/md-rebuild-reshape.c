@@ -150,7 +150,7 @@ static int test_main(void)
 	const char *why;
 	long long mismatch = -1, base, size;
 	int n, ok, pid, passes = 0, ndisks, grown = 0;
-	struct ktap k;
+	struct ktap_out k;
 	char level[32];
 
 	ktap_begin(&k, 9);

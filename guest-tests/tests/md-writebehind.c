@@ -76,7 +76,7 @@ static int test_main(void)
 	char slow[40], fast[40];
 	long long backlog, mismatch = -1;
 	int n, ok, i, pid[NWRITERS];
-	struct ktap k;
+	struct ktap_out k;
 
 	ktap_begin(&k, 9);
 	md_speed_up();

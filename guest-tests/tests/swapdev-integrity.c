@@ -22,7 +22,7 @@ static int test_main(void)
 	uint64_t seed = env_seed();
 	long long mismatch = -1;
 	char action[32];
-	struct ktap k;
+	struct ktap_out k;
 	int ok;
 
 	ktap_begin(&k, 5);

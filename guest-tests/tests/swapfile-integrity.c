@@ -236,7 +236,7 @@ static int test_main(void)
 	static struct extent ext[MAX_EXTENTS];
 	uint64_t *before = NULL, *after = NULL;
 	long long nb = 0, na = 0;
-	struct ktap k;
+	struct ktap_out k;
 	int next = 0, ok;
 
 	seed = env_seed();
