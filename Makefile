@@ -70,12 +70,15 @@ check: all
 	@bash host/check.sh
 
 # The detection matrices: the swap topologies on base and both swap
-# replays; the durability topologies on base and the md flush replay.
+# replays; the durability topologies on base and the md flush replay;
+# discards on base and the raid10 discard replay.
 PROVE_TOPOLOGIES := raid1,raid10,raid5,dm-linear,dm-crypt,lvm,brd,zram,raid1-swapdev,drbd-swapfile,dm-zoned,raid1-delay
 PROVE_SERIES := patches/base,patches/replay-5.12-rc1-swapfile,patches/replay-2014-rw-page
 DURABLE_TOPOLOGIES := durable-raid1,durable-raid1-ext4,durable-raid5,durable-crypt-raid1,durable-lvm
 DURABLE_SERIES := patches/base,patches/replay-md-flush-first-member
-prove: prove-swap prove-durability
+LIVE_TOPOLOGIES := discard-raid10,raid1-fsync
+LIVE_SERIES := patches/base,patches/replay-raid10-discard-past-end
+prove: prove-swap prove-durability prove-live
 
 prove-swap: all
 	./runner --topology $(PROVE_TOPOLOGIES) --series $(PROVE_SERIES) \
@@ -83,6 +86,11 @@ prove-swap: all
 
 prove-durability: all
 	./runner --topology $(DURABLE_TOPOLOGIES) --series $(DURABLE_SERIES) \
+		--expect patches/prove.expect
+
+# What users do to live stacks: discards on md RAID10.
+prove-live: all
+	./runner --topology $(LIVE_TOPOLOGIES) --series $(LIVE_SERIES) \
 		--expect patches/prove.expect
 
 # The history matrix: the seed series ported to 6.1, before, after, fixed.
@@ -98,4 +106,4 @@ bench: all
 clean:
 	rm -rf $(B)/obj $(B)/bin $(B)/guest
 
-.PHONY: all check prove prove-swap prove-durability history bench clean
+.PHONY: all check prove prove-swap prove-durability prove-live history bench clean

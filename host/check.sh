@@ -37,6 +37,7 @@ step drbd ./runner --topology drbd,drbd-swapfile,drbd-raid1 --jobs 1
 step faults host/test/faults.sh
 step prove make -s prove-swap
 step prove-durability make -s prove-durability
+step prove-live make -s prove-live
 echo "=== check: total"
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" = 0 ]

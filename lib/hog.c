@@ -2,6 +2,7 @@
 /* The memory hog that pushes pages out to swap and checks them back. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
@@ -73,7 +74,96 @@ static int enter_memcg(long long limit)
 }
 
 /* In a child: fill memory, get it out to swap, then verify it all. */
-static int hog(uint64_t seed, long long bytes, enum pressure how)
+#define COW_EVERY 16
+#define HOG_COW_STREAM 0x636f77
+
+struct scan {
+	unsigned char *m;
+	long long pages, start, bad;
+	uint64_t seed;
+	int backwards, cow;
+};
+
+/*
+ * Check every page, from start on (or backwards); with cow, every
+ * COW_EVERY-th page holds this task's own copy.
+ */
+static void *scan_pages(void *arg)
+{
+	struct scan *s = arg;
+	long long i, p;
+
+	for (i = 0; i < s->pages; i++) {
+		uint64_t st;
+
+		p = (s->start + (s->backwards ? s->pages - 1 - i : i)) % s->pages;
+		st = s->cow && p % COW_EVERY == 0 ? HOG_COW_STREAM : HOG_STREAM;
+		if (pattern_check(s->m + p * BLK, BLK, s->seed, st, p * BLK) < 0)
+			continue;
+		if (!s->bad++)
+			ktap_diag("hog page %lld came back wrong%s", p,
+				  st == HOG_COW_STREAM ? " (a copy-on-write copy)" : "");
+	}
+	return NULL;
+}
+
+/* Two threads fault every page in at once, from two places, two ways. */
+static long long scan_threads(unsigned char *m, long long pages, uint64_t seed,
+			      int cow)
+{
+	struct scan a = { m, pages, 0, 0, seed, 0, cow };
+	struct scan b = { m, pages, pages / 2, 0, seed, 1, cow };
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, scan_pages, &b)) {
+		scan_pages(&b);
+		scan_pages(&a);
+		return a.bad + b.bad;
+	}
+	scan_pages(&a);
+	pthread_join(t, NULL);
+	return a.bad + b.bad;
+}
+
+/*
+ * The pages come back through several tasks at once: this process and
+ * two forked children, which share the swapped-out pages copy-on-write,
+ * two threads each, all faulting every page in concurrently.  One child
+ * first writes its own pattern into every COW_EVERY-th page (breaking
+ * COW on pages that are out on swap or in the swap cache) and must see
+ * its copies; everyone else must still see the original.
+ */
+static long long verify_shared(unsigned char *m, long long pages,
+			       uint64_t seed)
+{
+	long long bad, p;
+	pid_t kid[2];
+	int i, st;
+
+	fflush(NULL);
+	for (i = 0; i < 2; i++) {
+		kid[i] = fork();
+		if (kid[i])
+			continue;
+		for (p = 0; i == 1 && p < pages; p += COW_EVERY)
+			pattern_fill(m + p * BLK, BLK, seed, HOG_COW_STREAM,
+				     p * BLK);
+		fflush(NULL);
+		_exit(scan_threads(m, pages, seed, i == 1) ? 1 : 0);
+	}
+	bad = scan_threads(m, pages, seed, 0);
+	for (i = 0; i < 2; i++) {
+		if (kid[i] > 0 && waitpid(kid[i], &st, 0) == kid[i] &&
+		    WIFEXITED(st) && !WEXITSTATUS(st))
+			continue;
+		ktap_diag("forked verifier %d%s failed", i,
+			  i ? " (with copy-on-write copies)" : "");
+		bad++;
+	}
+	return bad;
+}
+
+static int hog(uint64_t seed, long long bytes, enum pressure how, int shared)
 {
 	long long pages = bytes / BLK, p, bad = 0;
 	unsigned char *m;
@@ -88,7 +178,9 @@ static int hog(uint64_t seed, long long bytes, enum pressure how)
 		pattern_fill(m + p * BLK, BLK, seed, HOG_STREAM, p * BLK);
 	if (how == PAGEOUT && madvise(m, bytes, MADV_PAGEOUT))
 		ktap_diag("madvise(MADV_PAGEOUT): %m");
-	for (p = 0; p < pages; p++) {
+	if (shared)
+		bad = verify_shared(m, pages, seed);
+	for (p = 0; !shared && p < pages; p++) {
 		if (pattern_check(m + p * BLK, BLK, seed, HOG_STREAM,
 				  p * BLK) < 0)
 			continue;
@@ -165,20 +257,26 @@ static const char *pressure_why(enum pressure how)
 	return "pushed out by memory pressure";
 }
 
-int run_hog(uint64_t seed, long long *bytes)
+int run_hog(uint64_t seed, long long *bytes, int shared)
 {
 	enum pressure how = pressure();
 	int st;
 	pid_t pid;
 
 	*bytes = hog_size(how);
+	/*
+	 * Shared: the copy-on-write copies and two more tasks need memory
+	 * and swap of their own (at full size the OOM killer came).
+	 */
+	if (shared)
+		*bytes -= *bytes / 8;
 	ktap_diag("memory hog: %lld MiB, guest RAM %lld MiB, free swap %lld MiB, %s",
 		  *bytes >> 20, meminfo_kb("MemTotal") >> 10,
 		  meminfo_kb("SwapFree") >> 10, pressure_why(how));
 	fflush(NULL);
 	pid = fork();
 	if (!pid)
-		_exit(hog(seed, *bytes, how));
+		_exit(hog(seed, *bytes, how, shared));
 	if (pid < 0 || waitpid(pid, &st, 0) < 0)
 		return -1;
 	if (how == MEMCG)
@@ -190,13 +288,13 @@ int run_hog(uint64_t seed, long long *bytes)
 }
 
 int swap_round_trip(struct ktap_out *k, uint64_t seed, const char *swap,
-		    int ready)
+		    int ready, int shared)
 {
 	long long out0 = vmstat("pswpout"), in0 = vmstat("pswpin"), bytes;
-	int ok = ready && !run_hog(seed, &bytes), moved, off;
+	int ok = ready && !run_hog(seed, &bytes, shared), moved, off;
 
-	ktap_result(k, ok, "memory hog's pages intact after coming back from %s",
-		    swap);
+	ktap_result(k, ok, "memory hog's pages intact after coming back from %s%s",
+		    swap, shared ? ", faulted in by 3 tasks x 2 threads at once, copy-on-write copies too" : "");
 	ktap_diag("pswpout +%lld, pswpin +%lld pages", vmstat("pswpout") - out0,
 		  vmstat("pswpin") - in0);
 	/*

@@ -223,6 +223,19 @@ void ktap_diag(const char *fmt, ...)
 	fflush(stdout);
 }
 
+int ktap_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("KTAP version 1\n1..0 # SKIP ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	return GUEST_TEST_SKIP;
+}
+
 int ktap_end(struct ktap_out *k)
 {
 	return k->failed ? 1 : 0;

@@ -116,6 +116,11 @@ void ktap_result(struct ktap_out *k, int ok, const char *fmt, ...)
 void ktap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Exit status for the parent: 0 if every result was ok. */
 int ktap_end(struct ktap_out *k);
+/*
+ * The whole test skipped, for a reason found only by looking (a queue
+ * limit): "1..0 # SKIP why", before any result; returns GUEST_TEST_SKIP.
+ */
+int ktap_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Seeded patterns: word i of stream s is a pure function of (seed, s, i). */
 uint64_t pattern_word(uint64_t seed, uint64_t stream, uint64_t i);
@@ -153,9 +158,11 @@ long long meminfo_kb(const char *key);
  * memory pressure), "memcg" (the limit of a memory cgroup the hog runs
  * in) or "pageout" (madvise(MADV_PAGEOUT)); $STACK_SWAP_IN_RAM=1 when the
  * swap lives in RAM (brd, zram).  Prints KTAP diagnostics; returns 0 when
- * all pages came back intact.
+ * all pages came back intact.  With shared, the pages come back through
+ * the hog and two forked children at once, two threads each, one child
+ * with copy-on-write copies of every 16th page.
  */
-int run_hog(uint64_t seed, long long *bytes);
+int run_hog(uint64_t seed, long long *bytes, int shared);
 
 /*
  * The swap round trip both swap tests share, as three KTAP results: the
@@ -164,7 +171,7 @@ int run_hog(uint64_t seed, long long *bytes);
  * Returns 0 when all three passed.
  */
 int swap_round_trip(struct ktap_out *k, uint64_t seed, const char *swap,
-		    int ready);
+		    int ready, int shared);
 
 /* ---- md: sysfs, bounded waits on md's own state, pattern regions ---- */
 

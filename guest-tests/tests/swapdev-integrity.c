@@ -26,7 +26,7 @@ static int test_main(void)
 	int ok;
 
 	ktap_begin(&k, 5);
-	swap_round_trip(&k, seed, dev, 1);
+	swap_round_trip(&k, seed, dev, 1, 0);
 	if (md_attr(dev, "sync_action", action, sizeof(action))) {
 		ktap_result(&k, 1, "md scrub # SKIP %s is not an md array", dev);
 	} else {

@@ -257,7 +257,7 @@ static int test_main(void)
 		  next, nb);
 	ktap_result(&k, ok, "baseline digest taken unmounted, swap file on");
 
-	swap_round_trip(&k, seed, swapfile, ok);
+	swap_round_trip(&k, seed, swapfile, ok, 0);
 
 	drop_caches();
 	ktap_result(&k, !datafiles_verify(mnt, seed), "data files intact after swapoff and drop_caches");

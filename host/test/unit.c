@@ -58,8 +58,8 @@ static void test_topology(void)
 	CHECK(t.nlayers == 3 && !strcmp(t.layers[0].kind, "md") &&
 	      !strcmp(layer_get(&t.layers[0], "level", ""), "raid10"),
 	      "raid10: md raid10 at the bottom");
-	CHECK(t.ntests == 2 && !strcmp(t.tests[1], "swapfile-integrity"),
-	      "raid10: two tests in order");
+	CHECK(t.ntests == 3 && !strcmp(t.tests[1], "swapfile-integrity") &&
+	      !strcmp(t.tests[2], "large-io"), "raid10: three tests in order");
 	CHECK(!strcmp(t.name, "raid10"), "raid10: name from the file name");
 	topo_free(&t);
 
