@@ -81,7 +81,7 @@ static long long verify(int fd, long long area, long long unit,
 {
 	const long long chunk = 1 << 20;
 	static char *buf;
-	long long off, u, bad = 0;
+	long long off, u, bad = 0, gone = 0, discarded = 0;
 
 	/* Aligned: the device may be open O_DIRECT. */
 	if (!buf && posix_memalign((void **)&buf, 4096, chunk))
@@ -101,6 +101,8 @@ static long long verify(int fd, long long area, long long unit,
 				ok = pattern_check(p, unit, seed, 0xd5, at) < 0;
 			else if (st[at / unit] == ZEROED)
 				ok = !p[0] && !memcmp(p, p + 1, unit - 1);
+			else if (discarded++, !p[0] && !memcmp(p, p + 1, unit - 1))
+				gone++;
 			if (ok)
 				continue;
 			if (bad++ < 4)
@@ -110,6 +112,9 @@ static long long verify(int fd, long long area, long long unit,
 					  "not zero after zeroing");
 		}
 	}
+	if (discarded)
+		ktap_diag("%s: %lld of %lld discarded units read zero (the discard reached the disks)",
+			  what, gone, discarded);
 	if (bad)
 		ktap_diag("%s: %lld units wrong", what, bad);
 	return bad;

@@ -370,6 +370,7 @@ static void test_ktap_nested(void)
 static void test_windows(void)
 {
 	struct test_result kl = { 0 };
+	char *text2, *text3;
 	char *text = scan_console(
 		"[ 0.5] WARNING: at boot\n"
 		"[ 1.0] stacktest: begin swapfile-integrity\n"
@@ -383,6 +384,19 @@ static void test_windows(void)
 	      strstr(text, "during swapfile-integrity:\n  [ 2.0] EXT4-fs error") &&
 	      strstr(text, "after stack-teardown:\n  [ 4.0] BUG"),
 	      "kernel log: each splat under its window (%s)", text);
+	free(scan_console("", NULL));
+	text2 = scan_console(
+		"[ 1.0] init: deadline near: blocked tasks (sysrq-w) follow\n"
+		"[ 1.1] Call Trace:\n[ 1.2] init: end of the blocked tasks\n",
+		NULL);
+	CHECK(!text2 || !*text2, "kernel log: PID 1's own blocked-task dump is no splat");
+	CHECK((text3 = scan_console(
+		"[ 1.0] init: deadline near: blocked tasks (sysrq-w) follow\n"
+		"[ 1.1] Call Trace:\n[ 1.2] init: end of the blocked tasks\n"
+		"[ 1.3] BUG: after it\n", NULL)) && strstr(text3, "BUG: after it") &&
+	      !strstr(text3, "Call Trace"), "kernel log: a splat after the dump still counts");
+	free(text2);
+	free(text3);
 	CHECK(kl.nsub == 3 && !strcmp(kl.sub[1].name, "swapfile-integrity") &&
 	      kl.sub[1].result == KTAP_FAIL && strstr(kl.sub[1].detail, "EXT4-fs"),
 	      "kernel log: a failed step per window with splats");
