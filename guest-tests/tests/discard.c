@@ -32,6 +32,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/swap.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -172,6 +173,7 @@ static int files(struct ktap_out *k, const char *mnt, const char *fsdev,
 		 const char *fstype)
 {
 	const char *trim[] = { "fstrim", "-v", mnt, NULL };
+	const char *swap = env_or("STACK_SWAPFILE", "");
 	long long off, len, bad = 0;
 	char path[160];
 	int f, i, fd, ok = 1;
@@ -216,10 +218,13 @@ static int files(struct ktap_out *k, const char *mnt, const char *fsdev,
 		close(fd);
 	}
 	ktap_result(k, !bad, "the files read back: holes and zeroed ranges zero, the rest unchanged");
+	/* A swap file on it must be off before it unmounts (and back after). */
+	if (*swap && swapoff(swap))
+		ktap_diag("swapoff %s: %s", swap, strerror(errno));
 	ok = !umount(mnt) && !fs_check(fsdev, fstype);
 	ktap_result(k, ok, "%s clean after the discards (%s)", fsdev, fs_checker(fstype));
-	if (mount_fs(fsdev, mnt, fstype, 0))
-		ktap_diag("could not mount %s again", fsdev);
+	if (mount_fs(fsdev, mnt, fstype, 0) || (*swap && swapon(swap, 0)))
+		ktap_diag("could not mount %s and swap on it again", fsdev);
 	return 0;
 }
 
