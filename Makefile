@@ -76,8 +76,8 @@ PROVE_TOPOLOGIES := raid1,raid10,raid5,dm-linear,dm-crypt,lvm,brd,zram,raid1-swa
 PROVE_SERIES := patches/base,patches/replay-5.12-rc1-swapfile,patches/replay-2014-rw-page
 DURABLE_TOPOLOGIES := durable-raid1,durable-raid1-ext4,durable-raid5,durable-crypt-raid1,durable-lvm
 DURABLE_SERIES := patches/base,patches/replay-md-flush-first-member
-LIVE_TOPOLOGIES := discard-raid10,raid1-fsync
-LIVE_SERIES := patches/base,patches/replay-raid10-discard-past-end
+LIVE_TOPOLOGIES := discard-raid10,raid1-fsync,topologies/known-issues/raid10-reshape-frozen.ini
+LIVE_SERIES := patches/base,patches/replay-raid10-discard-past-end,patches/fix-raid10-frozen-reshape-offset
 prove: prove-swap prove-durability prove-live
 
 prove-swap: all

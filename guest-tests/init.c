@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -115,6 +116,21 @@ static FILE *open_port(const char *want)
 	return f;
 }
 
+/* "name=value" from the topology: $STACK_OPT_NAME for every test. */
+static void set_option(const char *opt)
+{
+	char name[64] = "STACK_OPT_";
+	size_t i, n = strlen(name);
+	const char *eq = strchr(opt, '=');
+
+	if (!eq || eq - opt >= (long)(sizeof(name) - n))
+		return;
+	for (i = 0; opt + i < eq; i++)
+		name[n + i] = opt[i] == '-' ? '_' : toupper((unsigned char)opt[i]);
+	name[n + i] = 0;
+	setenv(name, eq + 1, 1);
+}
+
 static void plan_line(struct plan *p, struct stack *s, char *line)
 {
 	char *val = strchr(line, ' '), err[200];
@@ -141,6 +157,8 @@ static void plan_line(struct plan *p, struct stack *s, char *line)
 			p->nlayers++;
 	} else if (!strcmp(line, "trace") && p->ntrace < MAX_TRACE) {
 		snprintf(p->trace[p->ntrace++], sizeof(p->trace[0]), "%s", val);
+	} else if (!strcmp(line, "option")) {
+		set_option(val);
 	} else if (!strcmp(line, "swap-pressure")) {
 		snprintf(p->swap_pressure, sizeof(p->swap_pressure), "%s", val);
 	} else if (!strcmp(line, "test") && p->ntests < MAX_ITEMS) {

@@ -97,6 +97,8 @@ static char *plan_text(const struct topology *t, const struct run_opts *o,
 		sb_printf(&sb, "trace %s\n", o->trace[i]);
 	if (*t->swap_pressure)
 		sb_printf(&sb, "swap-pressure %s\n", t->swap_pressure);
+	for (i = 0; i < t->noptions; i++)
+		sb_printf(&sb, "option %s\n", t->options[i]);
 	return sb.buf;
 }
 

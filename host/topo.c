@@ -163,6 +163,20 @@ static bool guest_test_known(const char *name)
 	return ok;
 }
 
+/* option = NAME=VALUE: the guest tests see $STACK_OPT_NAME = VALUE. */
+static int test_option(struct parse_state *ps, const char *v)
+{
+	struct topology *t = ps->t;
+	size_t n = strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789-");
+
+	if (!n || v[n] != '=' || !v[n + 1] || strpbrk(v + n + 1, " \t"))
+		return fail(ps, "option = %s: want NAME=VALUE (NAME of a-z, 0-9, '-'; VALUE without spaces)", v);
+	if (t->noptions == TOPO_MAX_OPTIONS)
+		return fail(ps, "too many options (at most %d)", TOPO_MAX_OPTIONS);
+	t->options[t->noptions++] = xstrdup(v);
+	return 1;
+}
+
 static int tests_key(struct parse_state *ps, const char *k, const char *v)
 {
 	struct topology *t = ps->t;
@@ -175,8 +189,10 @@ static int tests_key(struct parse_state *ps, const char *k, const char *v)
 		snprintf(t->swap_pressure, sizeof(t->swap_pressure), "%s", v);
 		return 1;
 	}
+	if (!strcmp(k, "option"))
+		return test_option(ps, v);
 	if (strcmp(k, "test") && !peer)
-		return fail(ps, "unknown key '%s' in [tests] (want 'test', 'peer-test' or 'swap-pressure')", k);
+		return fail(ps, "unknown key '%s' in [tests] (want 'test', 'peer-test', 'swap-pressure' or 'option')", k);
 	if (!guest_test_known(v))
 		return fail(ps, "%s = %s: no such guest test (guest-tests/tests/%s.c)", k, v, v);
 	if (*n == TOPO_MAX_TESTS)
@@ -332,6 +348,8 @@ void topo_free(struct topology *t)
 		free(t->tests[i]);
 	for (i = 0; i < t->npeer; i++)
 		free(t->peer_tests[i]);
+	for (i = 0; i < t->noptions; i++)
+		free(t->options[i]);
 	free(t->name);
 	free(t->path);
 	free(t->description);

@@ -7,6 +7,8 @@
 #define TOPO_MAX_LAYERS 16
 #define TOPO_MAX_TESTS 16
 
+#define TOPO_MAX_OPTIONS 8
+
 struct topology {
 	char *name;		/* file name without directory and .ini */
 	char *path;
@@ -28,6 +30,8 @@ struct topology {
 	char *peer_tests[TOPO_MAX_TESTS];	/* node1's (nodes = 2) */
 	int join_layer;		/* the layer joining two nodes (drbd), or -1 */
 	char swap_pressure[16];	/* reclaim, memcg, pageout; "": by the stack */
+	int noptions;
+	char *options[TOPO_MAX_OPTIONS];	/* "name=value": STACK_OPT_NAME */
 };
 
 /*

@@ -73,6 +73,11 @@ static int enter_memcg(long long limit)
 	return 0;
 }
 
+int swap_on(const char *path)
+{
+	return swapon(path, atoi(env_or("STACK_SWAP_FLAGS", "0")));
+}
+
 /* In a child: fill memory, get it out to swap, then verify it all. */
 #define COW_EVERY 16
 #define HOG_COW_STREAM 0x636f77

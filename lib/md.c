@@ -236,10 +236,89 @@ int md_check(const char *md, double timeout, long long *mismatch)
 	return 0;
 }
 
+/* Why md or mdadm will not reshape this array, or NULL when it should. */
+const char *md_no_reshape_reason(const char *md)
+{
+	char level[32];
+	long long layout = md_attr_ll(md, "layout");
+
+	md_attr(md, "level", level, sizeof(level));
+	if (!strcmp(level, "raid10") && ((layout >> 8) & 0xff) > 1 &&
+	    !(layout & 0x10000))
+		return "raid10 far layout (mdadm: Cannot reshape RAID10 in far-mode; md's raid10_check_reshape() rejects far copies too)";
+	return NULL;
+}
+
+int md_grow_disks(const char *md, int ndisks)
+{
+	char arg[32];
+	char level[32];
+
+	snprintf(arg, sizeof(arg), "--raid-devices=%d", ndisks);
+	if (!mdadm("--grow", md, arg, NULL))
+		return 0;
+	md_attr(md, "level", level, sizeof(level));
+	if (strcmp(level, "raid5") && strcmp(level, "raid6"))
+		return -1;
+	/* No room to move the data offset: raid5/6 take a backup file. */
+	ktap_diag("retrying the grow with a backup file");
+	return mdadm("--grow", md, arg, "--backup-file=" MD_GROW_BACKUP,
+		     NULL);
+}
+
+int md_free_disk(int i, char *out, size_t len)
+{
+	const char *s = env_or("STACK_FREE_DISKS", "");
+	int n = 0;
+
+	while (*s) {
+		size_t w = strcspn(s, " ");
+
+		if (n++ == i && w < len) {
+			memcpy(out, s, w);
+			out[w] = 0;
+			return 0;
+		}
+		s += w;
+		s += strspn(s, " ");
+	}
+	return -1;
+}
+
 void md_speed_up(void)
 {
 	write_str("/proc/sys/dev/raid/speed_limit_min", "200000");
 	write_str("/proc/sys/dev/raid/speed_limit_max", "2000000");
+}
+
+void md_speed_limit(int kib_s)
+{
+	char v[24];
+
+	snprintf(v, sizeof(v), "%d", kib_s);
+	write_str("/proc/sys/dev/raid/speed_limit_min", "1");
+	write_str("/proc/sys/dev/raid/speed_limit_max", v);
+}
+
+long long md_attr_sectors(const char *md, const char *attr)
+{
+	char buf[64], *end;
+	long long v;
+
+	if (md_attr(md, attr, buf, sizeof(buf)))
+		return -1;
+	v = strtoll(buf, &end, 10);
+	return end == buf ? -1 : v;
+}
+
+int md_sync_progress(const char *md, long long *done, long long *total)
+{
+	char buf[64];
+
+	if (md_attr(md, "sync_completed", buf, sizeof(buf)) ||
+	    sscanf(buf, "%lld / %lld", done, total) != 2 || *total <= 0)
+		return -1;
+	return 0;
 }
 
 static uint64_t rnd(const struct region *r, uint64_t *state)

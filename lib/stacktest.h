@@ -149,6 +149,9 @@ const char *env_or(const char *name, const char *def);
 
 /* ---- The memory hog and the swap round trip ---- */
 
+/* swapon(path) with the stack's flags ($STACK_SWAP_FLAGS: its discard mode). */
+int swap_on(const char *path);
+
 long long meminfo_kb(const char *key);
 /*
  * Fill anonymous memory with seeded, position-tagged pages in a child, get
@@ -210,6 +213,25 @@ int md_wait_started(const char *md, double timeout);
 int md_check(const char *md, double timeout, long long *mismatch);
 /* Let resync run at full speed: the guest has nothing else to do. */
 void md_speed_up(void);
+/* Every sync at most kib_s KiB/s (speed_limit_max), to catch it mid-way. */
+void md_speed_limit(int kib_s);
+/* A number of sectors from md's sysfs; -1 for "none" or unreadable. */
+long long md_attr_sectors(const char *md, const char *attr);
+/* Why md or mdadm will not reshape this array, or NULL when it should. */
+const char *md_no_reshape_reason(const char *md);
+/*
+ * mdadm --grow --raid-devices=ndisks; raid5/6 with no room to move the
+ * data offset retry with MD_GROW_BACKUP as the backup file.  0 on success.
+ */
+#define MD_GROW_BACKUP "/tmp/md-grow.backup"
+int md_grow_disks(const char *md, int ndisks);
+/* The i-th word of $STACK_FREE_DISKS ("/dev/vdd") in out; -1 if none. */
+int md_free_disk(int i, char *out, size_t len);
+/*
+ * sync_completed as "DONE / TOTAL" sectors: 0 with both set while a sync
+ * runs, -1 when none does ("none").
+ */
+int md_sync_progress(const char *md, long long *done, long long *total);
 
 /*
  * A region of a block device cut into chunks; chunk i holds pattern

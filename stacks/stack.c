@@ -61,6 +61,8 @@ void stack_export(const struct stack *s)
 	setenv("STACK_MNT", s->mnt, 1);
 	setenv("STACK_SWAPFILE", s->swapfile, 1);
 	setenv("STACK_SWAPDEV", s->swapdev, 1);
+	snprintf(free_disks, sizeof(free_disks), "%d", s->swap_flags);
+	setenv("STACK_SWAP_FLAGS", free_disks, 1);
 	setenv("STACK_CLONE_SOURCE", s->clone_src, 1);
 	setenv("STACK_CLONE_DEST", s->clone_dst, 1);
 }

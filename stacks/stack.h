@@ -25,6 +25,7 @@ struct stack {
 	char mnt[64];		/* where the filesystem is mounted */
 	char swapfile[128];
 	char swapdev[64];	/* a swap device (no filesystem) */
+	int swap_flags;		/* swapon(2) flags: the discard mode */
 	int nmd;		/* md arrays created: /dev/md0 .. */
 	char clone_src[32], clone_dst[32];	/* dm-clone's disks */
 };
@@ -60,8 +61,12 @@ int fs_make(struct stack *s, const char *type, const char *const *opts,
 	    char *msg, size_t len);
 int fs_unmount(struct stack *s, const struct layer *l, char *msg, size_t len);
 
-/* Swap (swap.c): mkswap and swapon; swapoff. */
-int swap_start(const char *path, char *msg, size_t len);
+/*
+ * Swap (swap.c): mkswap and swapon with the layer's discard=none|once|
+ * pages|both as s->swap_flags; swapoff.
+ */
+int swap_start(struct stack *s, const struct layer *l, const char *path,
+	       char *msg, size_t len);
 int swap_stop(const char *path, char *msg, size_t len);
 
 #endif

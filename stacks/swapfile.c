@@ -49,9 +49,10 @@ static int swapfile_build(struct stack *s, const struct layer *l, char *msg,
 			 strerror(errno));
 		return -1;
 	}
-	if (swap_start(s->swapfile, msg, len))
+	if (swap_start(s, l, s->swapfile, msg, len))
 		return -1;
-	snprintf(msg, len, "%s, %lld MiB, active", s->swapfile, size >> 20);
+	snprintf(msg + strlen(msg), len - strlen(msg), "%s%s, %lld MiB, active",
+		 *msg ? "; " : "", s->swapfile, size >> 20);
 	return 0;
 }
 
@@ -66,6 +67,7 @@ static const struct layer_kind swapfile = {
 	.what = "swap file written (not sparse) on the filesystem",
 	.keys = {
 		{ "size", 's', NULL },
+		{ "discard", 'e', "none|once|pages|both" },
 	},
 	.tools = { "mkswap" },
 	.disks = layer_disks_none,

@@ -77,7 +77,7 @@ static int test_main(void)
 	ok = ok && !mount_fs(dev, mnt, type, 0) && !datafiles_verify(mnt, seed);
 	ktap_result(&k, ok, "the data files read back");
 	/* Leave the stack as it was built. */
-	if (*swap && swapon(swap, 0))
+	if (*swap && swap_on(swap))
 		ktap_diag("swapon %s: %s", swap, strerror(errno));
 	return ktap_end(&k);
 }

@@ -93,55 +93,6 @@ static int verify_while_syncing(const char *md, int want_degraded,
 	return bad;
 }
 
-static int free_disk(int i, char *out, size_t len)
-{
-	const char *s = env_or("STACK_FREE_DISKS", "");
-	int n = 0;
-
-	while (*s) {
-		size_t w = strcspn(s, " ");
-
-		if (n++ == i && w < len) {
-			memcpy(out, s, w);
-			out[w] = 0;
-			return 0;
-		}
-		s += w;
-		s += strspn(s, " ");
-	}
-	return -1;
-}
-
-/* Why md or mdadm will not reshape this array, or NULL when it should. */
-static const char *no_reshape_reason(const char *md)
-{
-	char level[32];
-	long long layout = md_attr_ll(md, "layout");
-
-	md_attr(md, "level", level, sizeof(level));
-	if (!strcmp(level, "raid10") && ((layout >> 8) & 0xff) > 1 &&
-	    !(layout & 0x10000))
-		return "raid10 far layout (mdadm: Cannot reshape RAID10 in far-mode; md's raid10_check_reshape() rejects far copies too)";
-	return NULL;
-}
-
-static int grow_array(const char *md, int ndisks)
-{
-	char arg[32];
-	char level[32];
-
-	snprintf(arg, sizeof(arg), "--raid-devices=%d", ndisks);
-	if (!mdadm("--grow", md, arg, NULL))
-		return 0;
-	md_attr(md, "level", level, sizeof(level));
-	if (strcmp(level, "raid5") && strcmp(level, "raid6"))
-		return -1;
-	/* No room to move the data offset: raid5/6 take a backup file. */
-	ktap_diag("retrying the grow with a backup file");
-	return mdadm("--grow", md, arg, "--backup-file=/tmp/md-grow.backup",
-		     NULL);
-}
-
 static int test_main(void)
 {
 	const char *md = env_or("STACK_TOP", "");
@@ -163,8 +114,8 @@ static int test_main(void)
 		snprintf(victim, sizeof(victim), "%s", m[1].dev);
 	ktap_diag("%s: %s, %d raid disks, %lld MiB, free disks '%s'", md,
 		  level, ndisks, size >> 20, env_or("STACK_FREE_DISKS", ""));
-	if (!*level || ndisks < 2 || !*victim || free_disk(0, spare,
-	    sizeof(spare)) || free_disk(1, extra, sizeof(extra)) ||
+	if (!*level || ndisks < 2 || !*victim || md_free_disk(0, spare,
+	    sizeof(spare)) || md_free_disk(1, extra, sizeof(extra)) ||
 	    size < (NCHUNKS + 8) * CHUNK) {
 		ktap_diag("needs an md array on top with two free disks");
 		md_dump(md);
@@ -214,8 +165,8 @@ static int test_main(void)
 	 * Always ask: only a refusal by mdadm/md is reported as SKIP, and
 	 * only for a layout md is known not to reshape.
 	 */
-	why = no_reshape_reason(md);
-	ok = !mdadm("--add", md, extra, NULL) && !grow_array(md, ndisks + 1);
+	why = md_no_reshape_reason(md);
+	ok = !mdadm("--add", md, extra, NULL) && !md_grow_disks(md, ndisks + 1);
 	if (!ok && why) {
 		ktap_diag("mdadm --grow refused, as expected: %s", why);
 		ktap_result(&k, 1, "grow to %d members # SKIP refused: %s",

@@ -29,7 +29,7 @@ static int test_main(void)
 	}
 	swap_round_trip(&k, env_seed(), swap, 1, 1);
 	/* Leave the stack as it was built. */
-	ktap_result(&k, !swapon(swap, 0), "swapon %s again", swap);
+	ktap_result(&k, !swap_on(swap), "swapon %s again", swap);
 	return ktap_end(&k);
 }
 

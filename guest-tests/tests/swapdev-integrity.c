@@ -34,7 +34,7 @@ static int test_main(void)
 		ktap_diag("mismatch_cnt %lld after check", mismatch);
 		ktap_result(&k, ok, "md check scrub: mirrors consistent");
 	}
-	ok = !swapon(dev, 0);
+	ok = !swap_on(dev);
 	ktap_result(&k, ok, "swapon again");
 	return ktap_end(&k);
 }

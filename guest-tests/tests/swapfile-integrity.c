@@ -252,7 +252,7 @@ static int test_main(void)
 	swapoff(swapfile);
 	ok = !umount(mnt) && (before = digest_device(fsdev, &nb)) &&
 	     !remount(MS_NOATIME) && !get_extents(swapfile, ext, &next) &&
-	     !swapon(swapfile, 0);
+	     !swap_on(swapfile);
 	ktap_diag("swap file %s: %d extents; %lld blocks digested", swapfile,
 		  next, nb);
 	ktap_result(&k, ok, "baseline digest taken unmounted, swap file on");
@@ -270,7 +270,7 @@ static int test_main(void)
 		    fs_checker(fstype));
 
 	/* Leave the stack as the swapfile layer built it. */
-	if (remount(0) || swapon(swapfile, 0))
+	if (remount(0) || swap_on(swapfile))
 		ktap_diag("could not restore mount and swap: %s",
 			  strerror(errno));
 	free(before);

@@ -63,6 +63,12 @@ static void test_topology(void)
 	CHECK(!strcmp(t.name, "raid10"), "raid10: name from the file name");
 	topo_free(&t);
 
+	rc = topo_load("topologies/raid10-interrupt.ini", &t, err, sizeof(err));
+	CHECK(rc == 0 && t.noptions == 1 &&
+	      !strcmp(t.options[0], "frozen-reshape-io=none"),
+	      "raid10-interrupt: one option, frozen-reshape-io=none (%s)", err);
+	topo_free(&t);
+
 	topo_error("unknown-key.ini", "unknown-key.ini:5: unknown key 'colour' in [disks]");
 	topo_error("bad-size.ini", "bad-size.ini:4: memory = 12Q");
 	topo_error("missing-field.ini", "missing field [disks] size");
@@ -73,6 +79,7 @@ static void test_topology(void)
 	topo_error("drbd-one-node.ini", "a drbd layer needs [topology] nodes = 2");
 	topo_error("drbd-no-peer-test.ini", "missing field [tests] peer-test");
 	topo_error("bad-swap-pressure.ini", "bad-swap-pressure.ini:6: swap-pressure = gentle: want reclaim, memcg or pageout");
+	topo_error("bad-option.ini", "bad-option.ini:6: option = Frozen io=none: want NAME=VALUE");
 	topo_error("three-nodes.ini", "three-nodes.ini:4: nodes = 3: want 1, or 2");
 	topo_error("md-on-crypt.ini", "layer 2 (md level=raid1): md goes on free disks, not on the layer below");
 	topo_error("swapfile-no-fs.ini", "layer 2 (swapfile size=64M) needs a filesystem below it");
