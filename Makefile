@@ -47,15 +47,15 @@ $(B)/bin/dmz-tests: $(B)/obj/host/test/dmz.o $(HOST_OBJS)
 
 $(B)/guest/bin/init: $(B)/obj/guest-tests/init.o $(STACK_OBJS) $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) -static -o $@ $^
+	$(CC) -static -s -o $@ $^
 
 $(B)/guest/bin/%: $(B)/obj/guest-tests/tests/%.o $(B)/obj/lib/test-main.o $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) -static -o $@ $^
+	$(CC) -static -s -o $@ $^
 
 $(B)/guest/bin/selftests/%: $(B)/obj/guest-tests/selftests/%.o $(B)/obj/lib/test-main.o $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) -static -o $@ $^
+	$(CC) -static -s -o $@ $^
 
 $(DRBD_UTILS)/ok: guest-tests/fetch-deb.sh
 	guest-tests/fetch-deb.sh drbd-utils $(DRBD_UTILS)

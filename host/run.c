@@ -433,7 +433,7 @@ const char *probe_accel(const struct kernel *k, const struct run_opts *o)
 	struct ktap kt;
 	struct guest g = {
 		.kernel = k->bzimage, .append = "console=ttyS0 panic=-1 loglevel=5 rdinit=/init",
-		.accel = "kvm", .memory = 128LL << 20, .smp = 1, .timeout = 8,
+		.accel = "kvm", .memory = 192LL << 20, .smp = 1, .timeout = 8,
 		.net_fd = -1,
 	};
 

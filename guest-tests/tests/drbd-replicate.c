@@ -7,7 +7,13 @@
  * 67 AL extents of 4 MiB, the device is larger; DRBD suspends AL updates while disconnected); then
  * disconnect and rewrite K other blocks: DRBD must count exactly those out
  * of sync; reconnect, and the resync must send exactly them (ns, reset at
- * connect); demote.
+ * connect).  Then a resync cut and resumed: disconnected, a 64 MiB
+ * region A is rewritten; reconnected with the resync throttled, the link
+ * is cut again once a quarter of it went over; with the resync cut, a
+ * 4 MiB region B is rewritten; reconnected at full rate, the resync must
+ * send exactly what was still out of sync at the cut plus B, not A again
+ * from its start (DRBD keeps the bits of what it has not yet resynced).
+ * Demote.
  *
  * node1: wait for node0 to demote, promote, read the whole device back
  * (the pattern with the K blocks rewritten), run an online verify (0 out
@@ -30,6 +36,9 @@
 #define K 96			/* blocks rewritten connected, then as many disconnected */
 #define LINK_S 60		/* a disconnect or reconnect */
 #define PEER_S 480		/* node0's whole part, seen from node1 */
+#define REGION_A (64LL << 20)	/* rewritten disconnected, resync cut */
+#define REGION_B (4LL << 20)	/* rewritten while the resync is cut */
+#define SLOW_RATE "8M"		/* resync rate while it is cut */
 
 static uint64_t seed;
 static long long nblocks;
@@ -92,6 +101,112 @@ static int rewrite(int fd, char *buf, int from, int to)
 	return fdatasync(fd);
 }
 
+/* Where regions A and B lie: A at a quarter of the device, B at 3/4. */
+static long long region_a(void)
+{
+	return nblocks * BLK / 4 / CHUNK * CHUNK;
+}
+
+static long long region_b(void)
+{
+	return nblocks * BLK * 3 / 4 / CHUNK * CHUNK;
+}
+
+/*
+ * node0 wrote stream 1 everywhere, stream 2 over the rewritten blocks,
+ * then stream 4 over region A and stream 5 over region B.
+ */
+static uint64_t node0_stream(long long b)
+{
+	long long off = b * BLK;
+
+	if (off >= region_b() && off < region_b() + REGION_B)
+		return 5;
+	if (off >= region_a() && off < region_a() + REGION_A)
+		return 4;
+	return is_rewritten(b) ? 2 : 1;
+}
+
+/* Write stream s over [off, off + len) of fd, a megabyte at a time. */
+static int write_region(int fd, char *buf, long long off, long long len,
+			uint64_t s)
+{
+	long long o;
+
+	for (o = off; o < off + len; o += CHUNK) {
+		pattern_fill(buf, CHUNK, seed, s, o);
+		if (pwrite(fd, buf, CHUNK, o) != CHUNK)
+			return -1;
+	}
+	return fdatasync(fd);
+}
+
+/* drbdsetup-84 disk-options for minor 0 (drbdadm has no one-off form). */
+static int resync_rate(const char *plan_ahead, const char *rate)
+{
+	char p[40], r[40];
+	const char *argv[] = { "/lib/drbd/drbdsetup-84", "disk-options", "0",
+			       p, r, NULL };
+
+	snprintf(p, sizeof(p), "--c-plan-ahead=%s", plan_ahead);
+	snprintf(r, sizeof(r), "--resync-rate=%s", rate);
+	return run(argv);
+}
+
+/* A resync has sent at least a quarter of want KiB (or ended). */
+static long long quarter_of;
+
+static bool quarter_sent(const struct drbd_state *st)
+{
+	return st->ns >= quarter_of / 4 || drbd_connected(st);
+}
+
+/*
+ * Region A out of sync, its resync cut a quarter of the way, region B
+ * written meanwhile; the resync resumed must send exactly what remained.
+ */
+static int resync_cut(struct ktap_out *k, int fd, char *buf)
+{
+	struct drbd_state st;
+	long long oos_a, left, oos_b;
+	char msg[256] = "";
+	int ok;
+
+	ok = !drbdadm("disconnect", NULL) &&
+	     !drbd_wait(drbd_link_down, "the disconnect", LINK_S, msg, sizeof(msg)) &&
+	     !write_region(fd, buf, region_a(), REGION_A, 4) &&
+	     !drbd_state(&st);
+	oos_a = st.oos;
+	quarter_of = oos_a;
+	ok = ok && !resync_rate("0", SLOW_RATE) && !drbdadm("connect", NULL) &&
+	     !drbd_wait(quarter_sent, "a quarter of the resync", LINK_S, msg,
+			sizeof(msg)) &&
+	     !drbdadm("disconnect", NULL) &&
+	     !drbd_wait(drbd_link_down, "the cut", LINK_S, msg, sizeof(msg)) &&
+	     !drbd_state(&st);
+	left = st.oos;
+	ktap_diag("region A: %lld KiB out of sync; resync cut after %lld KiB sent, %lld KiB left",
+		  oos_a, st.ns, left);
+	ok = ok && !write_region(fd, buf, region_b(), REGION_B, 5) &&
+	     !drbd_state(&st);
+	oos_b = st.oos;
+	ktap_result(k, ok && oos_a >= REGION_A / 1024 && left > 0 &&
+		    left < oos_a && oos_b == left + REGION_B / 1024,
+		    "resync cut mid-way: %lld of %lld KiB left, then %lld KiB with region B",
+		    left, oos_a, oos_b);
+
+	ok = ok && !resync_rate("20", "200M") && !drbdadm("connect", NULL) &&
+	     !drbd_wait(drbd_connected_synced, "the resumed resync", LINK_S,
+			msg, sizeof(msg)) && !drbd_state(&st);
+	if (msg[0])
+		ktap_diag("%s", msg);
+	ktap_diag("resumed resync sent %lld KiB; out of sync at reconnect %lld KiB",
+		  st.ns, oos_b);
+	ktap_result(k, ok && st.ns == oos_b,
+		    "resumed resync sent exactly what was left, not region A again");
+	return ok ? 0 : -1;
+}
+
 static int primary_part(struct ktap_out *k)
 {
 	struct drbd_state st;
@@ -129,17 +244,17 @@ static int primary_part(struct ktap_out *k)
 		  oos);
 	ktap_result(k, ok && st.ns == oos,
 		    "bitmap resync sent only what changed");
+	if (ok)
+		resync_cut(k, fd, buf);
+	else
+		ktap_result(k, 0, "resync cut: not tried after the failure above");
+	if (!ok)
+		ktap_result(k, 0, "resync resumed: not tried");
 	if (fd >= 0)
 		close(fd);
 	free(buf);
 	ktap_result(k, !drbdadm("secondary", NULL), "demoted for the peer");
 	return 0;
-}
-
-/* node0 wrote stream 1 everywhere, stream 2 over the rewritten blocks. */
-static uint64_t node0_stream(long long b)
-{
-	return is_rewritten(b) ? 2 : 1;
 }
 
 static int peer_part(struct ktap_out *k)
@@ -172,7 +287,7 @@ static int test_main(void)
 
 	seed = env_seed();
 	if (drbd_node() == 0) {
-		ktap_begin(&k, 5);
+		ktap_begin(&k, 7);
 		primary_part(&k);
 	} else {
 		ktap_begin(&k, 4);

@@ -6,7 +6,8 @@
  * swap file on the same stack, each layer is changed the way an
  * administrator changes it:
  *   - md: the internal bitmap removed and added back; on raid1 a member
- *     made write-mostly and back;
+ *     made write-mostly, write-behind turned on and off (bitmap/backlog),
+ *     the member back; the array grown by one member (a recovery);
  *   - LVM: the PV moved to a free disk (vgextend + pvmove, dm-mirror
  *     copying under I/O), then the LV extended (lvextend);
  *   - dm: every dm device of the stack suspended, its own table reloaded
@@ -146,6 +147,26 @@ static int bounded(const char *what, const char *const argv[])
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
+/* One more member (the first free disk): a grow and its recovery. */
+static void md_grow(struct ktap_out *k, const char *md, int n)
+{
+	char disk[40], arg[32];
+	const char *add[] = { "mdadm", "--add", md, disk, NULL };
+	const char *grow[] = { "mdadm", "--grow", md, arg, NULL };
+	int ok;
+
+	if (md_free_disk(0, disk, sizeof(disk))) {
+		ktap_result(k, 0, "md: a free disk to grow onto");
+		return;
+	}
+	snprintf(arg, sizeof(arg), "--raid-devices=%d", n + 1);
+	ok = !bounded("mdadm --add", add) && !bounded("mdadm --grow", grow) &&
+	     !md_wait_idle(md, 0, BOUND_S) &&
+	     md_attr_ll(md, "raid_disks") == n + 1;
+	ktap_result(k, ok, "md: grown to %d members onto %s under load", n + 1,
+		    disk);
+}
+
 /* The md array at the bottom of the stack, if any: /dev/md0. */
 static int md_changes(struct ktap_out *k)
 {
@@ -163,15 +184,19 @@ static int md_changes(struct ktap_out *k)
 	ktap_result(k, ok, "md: internal bitmap removed and added under load");
 	n = md_members(md, m, MD_MAX_MEMBERS);
 	if (strcmp(level, "raid1") || n < 2) {
-		ktap_result(k, 1, "md: write-mostly on and off # SKIP %s has no write-mostly",
+		ktap_result(k, 1, "md: write-mostly and write-behind # SKIP %s has neither",
 			    level);
-		return 0;
+	} else {
+		/* bitmap/backlog: the write-behind limit, 0 turns it off. */
+		snprintf(attr, sizeof(attr), "dev-%s/state", m[1].name);
+		ok = !md_attr_write(md, attr, "writemostly") &&
+		     !md_attr_write(md, "bitmap/backlog", "256") &&
+		     !md_attr_write(md, "bitmap/backlog", "0") &&
+		     !md_attr_write(md, attr, "-writemostly");
+		ktap_result(k, ok, "md: %s write-mostly with write-behind 256, then back, under load",
+			    m[1].name);
 	}
-	snprintf(attr, sizeof(attr), "dev-%s/state", m[1].name);
-	ok = !md_attr_write(md, attr, "writemostly") &&
-	     !md_attr_write(md, attr, "-writemostly");
-	ktap_result(k, ok, "md: %s made write-mostly and back under load",
-		    m[1].name);
+	md_grow(k, md, n);
 	return 0;
 }
 
@@ -183,7 +208,8 @@ static void lvm_changes(struct ktap_out *k)
 			      NULL };
 	int ok;
 
-	if (md_free_disk(0, disk, sizeof(disk))) {
+	if (md_free_disk(strstr(env_or("STACK_KINDS", ""), "md") ? 1 : 0,
+			 disk, sizeof(disk))) {
 		ktap_result(k, 0, "lvm: a free disk for pvmove");
 		ktap_result(k, 0, "lvm: lvextend # SKIP no pvmove");
 		return;
@@ -325,7 +351,7 @@ static int test_main(void)
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED)
 		return 1;
-	ktap_begin(&k, 8);
+	ktap_begin(&k, 9);
 	md_speed_up();
 	for (w = 0; w < NWRITERS; w++)
 		pids[w] = spawn(writer, (void *)(long)w);
@@ -337,7 +363,7 @@ static int test_main(void)
 	if (strstr(kinds, "md"))
 		md_changes(&k);
 	else
-		for (w = 0; w < 2; w++)
+		for (w = 0; w < 3; w++)
 			ktap_result(&k, 1, "md change %d # SKIP no md in the stack",
 				    w + 1);
 	if (strstr(kinds, "lvm")) {
