@@ -285,6 +285,17 @@ int md_free_disk(int i, char *out, size_t len)
 	return -1;
 }
 
+int md_scrub_clean(const char *md, double timeout)
+{
+	long long mismatch;
+	int ok = !md_check(md, timeout, &mismatch) && mismatch == 0;
+
+	ktap_diag("mismatch_cnt %lld after check", mismatch);
+	if (!ok)
+		md_dump(md);
+	return ok ? 0 : -1;
+}
+
 void md_speed_up(void)
 {
 	write_str("/proc/sys/dev/raid/speed_limit_min", "200000");

@@ -211,6 +211,8 @@ int md_idle(const char *md, int want_degraded);
 int md_wait_started(const char *md, double timeout);
 /* A "check" scrub, bounded; *mismatch from mismatch_cnt. */
 int md_check(const char *md, double timeout, long long *mismatch);
+/* md_check as a test step: 0 when mismatch_cnt is 0, else the state dumped. */
+int md_scrub_clean(const char *md, double timeout);
 /* Let resync run at full speed: the guest has nothing else to do. */
 void md_speed_up(void);
 /* Every sync at most kib_s KiB/s (speed_limit_max), to catch it mid-way. */

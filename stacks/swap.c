@@ -98,6 +98,7 @@ static int swapon_discard(const char *path, int flags, const char *mode,
 	}
 	snprintf(msg, len, "swapon %s with discard=%s discarded nothing on %s",
 		 path, mode, dev);
+	swapoff(path);	/* the layer failed: leave nothing on */
 	return -1;
 }
 

@@ -14,9 +14,9 @@
  *     whole read-back);
  *   - after each resume: the first progress md reports is at or past the
  *     checkpoint (a restart from zero would show a smaller one);
- *   - writes made while frozen (into the unsynced part, and across the
- *     reshape position) and all older data read back, O_DIRECT and
- *     buffered, during and after;
+ *   - writes made while frozen (into the part not yet resynced or
+ *     rebuilt; below the checkpoint of a reshape) and all older data read
+ *     back, O_DIRECT and buffered, during and after;
  *   - after the rebuild, the member mirroring or sharing parity with the
  *     spare is failed and everything is read back from the degraded
  *     array, so the spare's own content is checked, not only the
@@ -177,13 +177,37 @@ static int frozen_chunks(const struct cut *c)
 	return below < NCHUNKS ? (int)below : NCHUNKS;
 }
 
+/*
+ * The chunks to write while frozen, [*from, *to): for a resync or a
+ * rebuild, the first ones md has not synced yet (the checkpoint is in
+ * the units of sync_completed's total, member sectors on raid5, array
+ * sectors on raid10: as a fraction of it, it places the array offset);
+ * for a reshape, chunks well below the checkpoint.
+ */
+static void frozen_writes(const struct cut *c, int io, long long total,
+			  int *from, int *to)
+{
+	long long array = md_attr_ll(c->md, "../size") * 512;
+
+	if (c->op == RESHAPE || total <= 0 || array <= 0) {
+		*from = io / 4;
+		*to = io / 2;
+		return;
+	}
+	*from = (int)((c->mark * (array / CHUNK) + total - 1) / total);
+	if (*from > NCHUNKS - NCHUNKS / 8)
+		*from = NCHUNKS - NCHUNKS / 8;
+	*to = *from + NCHUNKS / 8;
+}
+
 static int freeze_cut(struct ktap_out *k, struct cut *c, int gen)
 {
+	long long again, done, total = 0;
 	struct region sub;
-	long long again;
-	int ok;
+	int ok, from, to;
 
 	ok = !wait_percent(c->md, CUT_PCT) &&
+	     !md_sync_progress(c->md, &done, &total) &&
 	     !md_attr_write(c->md, "sync_action", "frozen");
 	c->mark = checkpoint(c);
 	sub = r;
@@ -201,8 +225,10 @@ static int freeze_cut(struct ktap_out *k, struct cut *c, int gen)
 		ktap_diag("checkpoint moved while frozen: %lld", again);
 		ok = 0;
 	}
-	ok = ok && (sub.nchunks < 0 ||
-		    !region_write(&r, sub.nchunks / 4, sub.nchunks / 2, gen));
+	frozen_writes(c, sub.nchunks, total, &from, &to);
+	if (sub.nchunks >= 0)
+		ktap_diag("written while frozen: chunks %d-%d", from, to - 1);
+	ok = ok && (sub.nchunks < 0 || !region_write(&r, from, to, gen));
 	ktap_result(k, ok, "%s frozen mid-way: checkpoint kept, data intact, written to",
 		    op_name[c->op]);
 	return ok ? 0 : -1;
@@ -331,7 +357,12 @@ static int start_reshape(struct cut *c)
 	       md_grow_disks(c->md, md_attr_ll(c->md, "raid_disks") + 1);
 }
 
-/* The member that holds the other copy (raid10) or shares the stripe. */
+/*
+ * The member that holds the other copy (raid10) or shares the stripe:
+ * slot ^ 1.  That is the only other copy for raid10 near-2 with an even
+ * number of members, as here; with far layouts or odd counts the spare
+ * would be checked only in part.
+ */
 static int partner_check(struct ktap_out *k, const char *md, const char *spare)
 {
 	struct md_member m[MD_MAX_MEMBERS];
@@ -363,7 +394,6 @@ static int test_main(void)
 {
 	const char *md = env_or("STACK_TOP", "");
 	struct cut c = { .md = md };
-	long long mismatch = -1;
 	struct ktap_out k;
 	char bitmap[32] = "";
 	const char *why;
@@ -405,11 +435,8 @@ static int test_main(void)
 		ndisks++;
 	}
 
-	ok = !md_check(md, TIMEOUT, &mismatch) && mismatch == 0;
-	ktap_diag("mismatch_cnt %lld after check", mismatch);
-	if (!ok)
-		md_dump(md);
-	ktap_result(&k, ok, "check scrub: mismatch_cnt 0");
+	ktap_result(&k, !md_scrub_clean(md, TIMEOUT),
+		    "check scrub: mismatch_cnt 0");
 
 	ok = !region_verify(&r, 1, "final O_DIRECT") &&
 	     !region_verify(&r, 0, "final buffered") &&

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -99,18 +100,27 @@ static int writer(void *arg)
 {
 	int w = (int)(long)arg, round;
 
+	/* Never outlive the test: PID 1 reads its stdout until EOF. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	for (round = 0; !sh->stop; round++)
 		if (writer_pass(w, round))
 			return 1;
 	return 0;
 }
 
+/* The hog, round after round, until the changes are done. */
 static int hog_child(void *arg)
 {
 	long long bytes;
+	int round;
 
 	(void)arg;
-	return run_hog(seed, &bytes, 0) ? 1 : 0;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	for (round = 0; !sh->stop; round++)
+		if (run_hog(seed + round, &bytes, 0))
+			return 1;
+	ktap_diag("the hog ran %d rounds", round);
+	return 0;
 }
 
 /*
@@ -126,6 +136,7 @@ static int bounded(const char *what, const char *const argv[])
 	fflush(NULL);
 	pid = fork();
 	if (!pid) {
+		dup2(2, 1);	/* stdout is the KTAP stream */
 		execvp(argv[0], (char *const *)argv);
 		_exit(127);
 	}
@@ -137,7 +148,10 @@ static int bounded(const char *what, const char *const argv[])
 				  what, BOUND_S);
 			write_str("/proc/sysrq-trigger", "w");
 			kill(pid, SIGKILL);
-			waitpid(pid, &st, 0);
+			/* One stuck in D state never dies: do not wait on it. */
+			while (waitpid(pid, &st, WNOHANG) == 0 &&
+			       mono_s() - t0 < BOUND_S + 5)
+				usleep(10000);
 			return -1;
 		}
 		usleep(10000);
@@ -145,6 +159,23 @@ static int bounded(const char *what, const char *const argv[])
 	ktap_diag("%s: %.1f s, exit %d", what, mono_s() - t0,
 		  WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+/* Wait until md wrote behind (the writers are running), bounded. */
+static int behind_writes(const char *md)
+{
+	double t0 = mono_s();
+
+	while (md_attr_ll(md, "bitmap/max_backlog_used") <= 0) {
+		if (mono_s() - t0 > BOUND_S) {
+			ktap_diag("no write behind in %.0f s", BOUND_S);
+			return -1;
+		}
+		usleep(10000);
+	}
+	ktap_diag("write-behind: max_backlog_used %lld after %.1f s",
+		  md_attr_ll(md, "bitmap/max_backlog_used"), mono_s() - t0);
+	return 0;
 }
 
 /* One more member (the first free disk): a grow and its recovery. */
@@ -187,14 +218,22 @@ static int md_changes(struct ktap_out *k)
 		ktap_result(k, 1, "md: write-mostly and write-behind # SKIP %s has neither",
 			    level);
 	} else {
-		/* bitmap/backlog: the write-behind limit, 0 turns it off. */
-		snprintf(attr, sizeof(attr), "dev-%s/state", m[1].name);
+		/*
+		 * bitmap/backlog: the write-behind limit, 0 turns it off.
+		 * Slot 0: 6.1's raid1_write_request() decides write-behind on
+		 * the first mirror only (with slot 1 write-mostly nothing was
+		 * written behind in 120 s); fixed upstream in 2023 by "md
+		 * raid1: allow writebehind to work on any leg device set
+		 * WriteMostly", in 6.12.
+		 */
+		snprintf(attr, sizeof(attr), "dev-%s/state", m[0].name);
 		ok = !md_attr_write(md, attr, "writemostly") &&
 		     !md_attr_write(md, "bitmap/backlog", "256") &&
-		     !md_attr_write(md, "bitmap/backlog", "0") &&
-		     !md_attr_write(md, attr, "-writemostly");
+		     !behind_writes(md);
+		ok = !md_attr_write(md, "bitmap/backlog", "0") && ok;
+		ok = !md_attr_write(md, attr, "-writemostly") && ok;
 		ktap_result(k, ok, "md: %s write-mostly with write-behind 256, then back, under load",
-			    m[1].name);
+			    m[0].name);
 	}
 	md_grow(k, md, n);
 	return 0;
@@ -261,9 +300,9 @@ static int dm_cycle(const char *name)
 	snprintf(tpath, sizeof(tpath), "/tmp/%s.table", name);
 	if (run_out(show, table, sizeof(table)) || save(tpath, table))
 		return -1;
-	if (bounded("dmsetup suspend", sus))
-		return -1;
-	ok = !bounded("dmsetup reload", rel);
+	/* Resume whatever happened: a failed suspend may still suspend. */
+	ok = !bounded("dmsetup suspend", sus);
+	ok = !bounded("dmsetup reload", rel) && ok;
 	return !bounded("dmsetup resume", res) && ok ? 0 : -1;
 }
 
@@ -374,8 +413,9 @@ static int test_main(void)
 	}
 	dm_changes(&k);
 
-	ktap_result(&k, reap(hog) == 0, "the hog's pages came back intact");
 	sh->stop = 1;
+	ktap_result(&k, reap(hog) == 0,
+		    "the hog's pages came back intact, every round");
 	for (w = 0; w < NWRITERS; w++)
 		ok &= reap(pids[w]) == 0;
 	ok = ok && !writers_verify();
