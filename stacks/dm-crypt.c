@@ -16,17 +16,20 @@
 static int crypt_build(struct stack *s, const struct layer *l, char *msg,
 		       size_t len)
 {
+	bool discards = !strcmp(layer_get(l, "discards", "off"), "on");
 	char table[512], lower[64];
 	long long sz;
 
 	if (stack_lower(s, lower, sizeof(lower), msg, len))
 		return -1;
 	sz = dev_sectors(lower);
-	snprintf(table, sizeof(table), "0 %lld crypt aes-xts-plain64 %s 0 %s 0\n",
-		 sz, TEST_KEY, lower);
+	/* allow_discards: dm-crypt drops discards unless told to pass them. */
+	snprintf(table, sizeof(table), "0 %lld crypt aes-xts-plain64 %s 0 %s 0%s\n",
+		 sz, TEST_KEY, lower, discards ? " 1 allow_discards" : "");
 	if (dm_create(s, "crypt0", table, msg, len))
 		return -1;
-	snprintf(msg, len, "%s: dm-crypt aes-xts-plain64 on %s", s->top, lower);
+	snprintf(msg, len, "%s: dm-crypt aes-xts-plain64 on %s%s", s->top, lower,
+		 discards ? ", allow_discards" : "");
 	return 0;
 }
 
@@ -39,6 +42,9 @@ static int crypt_teardown(struct stack *s, const struct layer *l, char *msg,
 static const struct layer_kind dm_crypt = {
 	.name = "dm-crypt",
 	.what = "dm-crypt aes-xts-plain64 with a fixed test key (dmsetup)",
+	.keys = {
+		{ "discards", 'e', "on|off" },
+	},
 	.tools = { "dmsetup" },
 	.build = crypt_build,
 	.teardown = crypt_teardown,
