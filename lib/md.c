@@ -45,11 +45,13 @@ int md_attr(const char *md, const char *attr, char *buf, size_t len)
 
 long long md_attr_ll(const char *md, const char *attr)
 {
-	char buf[64];
+	char buf[64], *end;
+	long long v;
 
 	if (md_attr(md, attr, buf, sizeof(buf)))
 		return -1;
-	return strtoll(buf, NULL, 10);
+	v = strtoll(buf, &end, 10);
+	return end == buf ? -1 : v;
 }
 
 int md_attr_write(const char *md, const char *attr, const char *val)
@@ -309,17 +311,6 @@ void md_speed_limit(int kib_s)
 	snprintf(v, sizeof(v), "%d", kib_s);
 	write_str("/proc/sys/dev/raid/speed_limit_min", "1");
 	write_str("/proc/sys/dev/raid/speed_limit_max", v);
-}
-
-long long md_attr_sectors(const char *md, const char *attr)
-{
-	char buf[64], *end;
-	long long v;
-
-	if (md_attr(md, attr, buf, sizeof(buf)))
-		return -1;
-	v = strtoll(buf, &end, 10);
-	return end == buf ? -1 : v;
 }
 
 int md_sync_progress(const char *md, long long *done, long long *total)

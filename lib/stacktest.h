@@ -191,6 +191,7 @@ struct md_member {
 const char *md_name(const char *dev);
 /* /sys/block/MD/md/ATTR into buf, newline stripped; -1 when unreadable. */
 int md_attr(const char *md, const char *attr, char *buf, size_t len);
+/* The attribute as a number; -1 when unreadable or not one ("none"). */
 long long md_attr_ll(const char *md, const char *attr);
 int md_attr_write(const char *md, const char *attr, const char *val);
 /* Members from /sys/block/MD/md/dev-*, sorted by slot (spares last). */
@@ -217,8 +218,6 @@ int md_scrub_clean(const char *md, double timeout);
 void md_speed_up(void);
 /* Every sync at most kib_s KiB/s (speed_limit_max), to catch it mid-way. */
 void md_speed_limit(int kib_s);
-/* A number of sectors from md's sysfs; -1 for "none" or unreadable. */
-long long md_attr_sectors(const char *md, const char *attr);
 /* Why md or mdadm will not reshape this array, or NULL when it should. */
 const char *md_no_reshape_reason(const char *md);
 /*

@@ -62,7 +62,7 @@ static long long progress(const struct cut *c)
 	long long done, total;
 
 	if (c->op == RESHAPE)
-		return md_attr_sectors(c->md, "reshape_position");
+		return md_attr_ll(c->md, "reshape_position");
 	if (md_sync_progress(c->md, &done, &total))
 		return -1;
 	return done;
@@ -74,11 +74,11 @@ static long long checkpoint(const struct cut *c)
 	char attr[64];
 
 	if (c->op == RESYNC)
-		return md_attr_sectors(c->md, "resync_start");
+		return md_attr_ll(c->md, "resync_start");
 	if (c->op == RESHAPE)
-		return md_attr_sectors(c->md, "reshape_position");
+		return md_attr_ll(c->md, "reshape_position");
 	snprintf(attr, sizeof(attr), "dev-%s/recovery_start", c->spare);
-	return md_attr_sectors(c->md, attr);
+	return md_attr_ll(c->md, attr);
 }
 
 /* Percent done of the running sync, -1 when none runs. */
