@@ -78,20 +78,28 @@ DURABLE_TOPOLOGIES := durable-raid1,durable-raid1-ext4,durable-raid5,durable-cry
 DURABLE_SERIES := patches/base,patches/replay-md-flush-first-member
 LIVE_TOPOLOGIES := discard-raid10,raid1-fsync,topologies/known-issues/raid10-reshape-frozen.ini
 LIVE_SERIES := patches/base,patches/replay-raid10-discard-past-end,patches/fix-raid10-frozen-reshape-offset
-prove: prove-swap prove-durability prove-live
+# Every matrix on each kernel: the replays carry a series-6.12 file with
+# their port to 6.12, and prove.expect a [SERIES@6.12] section where a
+# verdict differs there.  KERNEL=... runs one kernel's matrices alone.
+KERNEL := linux-source-6.1
+PROVE_KERNELS := linux-source-6.1 linux-source-6.12
+prove: all
+	@st=0; for k in $(PROVE_KERNELS); do \
+		$(MAKE) -s prove-swap prove-durability prove-live KERNEL=$$k || st=1; \
+	done; exit $$st
 
 prove-swap: all
-	./runner --topology $(PROVE_TOPOLOGIES) --series $(PROVE_SERIES) \
-		--expect patches/prove.expect
+	./runner --kernel $(KERNEL) --topology $(PROVE_TOPOLOGIES) \
+		--series $(PROVE_SERIES) --expect patches/prove.expect
 
 prove-durability: all
-	./runner --topology $(DURABLE_TOPOLOGIES) --series $(DURABLE_SERIES) \
-		--expect patches/prove.expect
+	./runner --kernel $(KERNEL) --topology $(DURABLE_TOPOLOGIES) \
+		--series $(DURABLE_SERIES) --expect patches/prove.expect
 
 # What users do to live stacks: discards on md RAID10.
 prove-live: all
-	./runner --topology $(LIVE_TOPOLOGIES) --series $(LIVE_SERIES) \
-		--expect patches/prove.expect
+	./runner --kernel $(KERNEL) --topology $(LIVE_TOPOLOGIES) \
+		--series $(LIVE_SERIES) --expect patches/prove.expect
 
 # The history matrix: the seed series ported to 6.1, before, after, fixed.
 HISTORY_SERIES := patches/bio-alloc-pre,patches/bio-alloc-cleanups,patches/bio-alloc-cleanups-fixed

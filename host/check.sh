@@ -29,7 +29,7 @@ step() {
 step unit build/bin/unit-tests
 step dmz build/bin/dmz-tests
 step raid10 ./runner --topology raid10 --junit build/check/raid10.xml \
-	--json build/check/raid10.json
+	--json build/check/raid10.json --tap
 step reports host/test/reports.sh
 # Two guests each: one topology at a time (four QEMUs on two cores would
 # only stretch the DRBD waits).

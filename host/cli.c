@@ -22,9 +22,14 @@ static void usage(FILE *f)
 	      "              [--baseline [DIR]] [--bisect] [--config-fragment FILE]\n"
 	      "              [--shard K/N] [--repeat N] [--tap] [--build-only]\n"
 	      "              [--jobs N] [--kernel-args ARGS] [--layers]\n"
+	      "              [--kernel linux-source-X.Y|PATH]\n"
 	      "\n"
-	      "Builds linux-source-6.1 with the patch series in DIR (default\n"
-	      "patches/base), boots each topology in QEMU and runs its tests.\n"
+	      "Builds the kernel (default linux-source-6.1) with the patch series\n"
+	      "in DIR (default patches/base), boots each topology in QEMU and runs\n"
+	      "its tests.\n"
+	      "  --kernel    a Debian linux-source-X.Y package (installed when\n"
+	      "              missing) or a kernel tree, git or unpacked; a tree is\n"
+	      "              only read: the series goes onto a hard-linked copy\n"
 	      "  --topology  names in topologies/ (or .ini paths), comma-separated\n"
 	      "  --series    several: run each, print a topology x series matrix\n"
 	      "  --expect    expected verdicts per series and topology; the\n"
@@ -53,7 +58,7 @@ static void usage(FILE *f)
 	      "              folder always gets report.json and junit.xml)\n"
 	      "\n"
 	      "runner --changed-functions PATCH... prints the functions the\n"
-	      "patches change, mapped in the extracted linux-source-6.1 tree.\n", f);
+	      "patches change, mapped in the kernel's source (--kernel).\n", f);
 }
 
 char *abs_path(const char *p)
@@ -83,6 +88,7 @@ void parse_args(int argc, char **argv, struct options *o)
 		{ "baseline", no_argument, NULL, 'B' },
 		{ "config-fragment", required_argument, NULL, 'G' },
 		{ "kernel-args", required_argument, NULL, 'K' },
+		{ "kernel", required_argument, NULL, 'N' },
 		{ "bisect", no_argument, NULL, 'X' },
 		{ "shard", required_argument, NULL, 'H' },
 		{ "repeat", required_argument, NULL, 'R' },
@@ -98,7 +104,7 @@ void parse_args(int argc, char **argv, struct options *o)
 	char *end, junk;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "t:aLls:S:T:A:kvhE:CFJ:U:BXG:K:H:R:POj:", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:aLls:S:T:A:kvhE:CFJ:U:BXG:K:N:H:R:POj:", lo, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			o->topologies = optarg;
@@ -158,6 +164,9 @@ void parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'K':
 			o->kargs = optarg;
+			break;
+		case 'N':
+			o->kernel = optarg;
 			break;
 		case 'B':
 			o->baseline = "";

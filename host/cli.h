@@ -7,7 +7,7 @@
 /* The runner's command line. */
 struct options {
 	char *root, *build, *series, *topologies, *accel, *expect;
-	char *json, *junit, *fragment, *kargs;
+	char *json, *junit, *fragment, *kargs, *kernel;
 	unsigned long long seed;
 	int timeout, jobs;
 	bool all, list, layers, keep, verbose, require_coverage;

@@ -137,7 +137,8 @@ int bisect(struct ctx *c, const char *path)
 	struct strbuf kd = { 0 };
 	int n, good = 0, bad, mid, i;
 
-	if (series_read(path, -1, &names, &n, &kd, err, sizeof(err)))
+	if (series_read(path, c->ksrc.series, -1, &names, &n, &kd, err,
+			sizeof(err)))
 		die("%s", err);
 	runs = xcalloc(n + 1, sizeof(*runs));
 	bad = n;

@@ -29,7 +29,8 @@ void cov_series(const char *series, int prefix, const struct kernel *k,
 		if (cov_from_list(c, list, err, sizeof(err)))
 			die("%s", err);
 	} else {
-		if (series_read(series, prefix, &names, &n, &kd, err, sizeof(err)))
+		if (series_read(series, k->src->series, prefix, &names, &n,
+				&kd, err, sizeof(err)))
 			die("%s", err);
 		for (i = 0; i < n; i++) {
 			char *pp = xasprintf("%s/%s", series, names[i]);
@@ -92,7 +93,7 @@ int cov_report(const char *series, struct cov *c)
 		struct cov_fn *f = &c->fn[i];
 
 		if (f->absent)
-			printf("  %-32s %12s  (no longer in linux-source-6.1)\n",
+			printf("  %-32s %12s  (not in this kernel's source)\n",
 			       f->name, "absent");
 		else if (f->removed)
 			printf("  %-32s %12s  (%s)\n", f->name, "removed",
@@ -109,15 +110,11 @@ int cov_report(const char *series, struct cov *c)
 }
 
 /* Functions the given patches change, in the pristine extracted tree. */
-int cov_print_changed(const char *root, int n, char **patches)
+int cov_print_changed(const char *src, int n, char **patches)
 {
-	char *src = xasprintf("%s/build/src/linux-source-6.1", root);
 	struct cov c = { 0 };
 	int i;
 
-	if (!path_exists(src))
-		die("%s: not extracted yet (run ./runner --topology raid10 once)",
-		    src);
 	for (i = 0; i < n; i++) {
 		char *text = read_file(patches[i], NULL);
 

@@ -19,6 +19,6 @@ void cov_add_hits(struct cov *c, struct topo_result *r);
 /* Print the table; returns how many traceable functions never ran. */
 int cov_report(const char *series, struct cov *c);
 /* --changed-functions: the functions the patches change. */
-int cov_print_changed(const char *root, int n, char **patches);
+int cov_print_changed(const char *src, int n, char **patches);
 
 #endif

@@ -1,11 +1,17 @@
 #!/bin/sh
-# Make sure every package in host/packages is installed: as root, install
-# what is missing with apt-get; otherwise print the exact command and fail.
+# Make sure every package in host/packages (or each one named as an
+# argument: the runner's --kernel linux-source-X.Y) is installed: as root,
+# install what is missing with apt-get; otherwise print the exact command
+# and fail.
 set -eu
 here=$(dirname "$0")
 # STACKTEST_PACKAGES: another list (the harness's own tests use it).
 list=${STACKTEST_PACKAGES:-$here/packages}
-pkgs=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$list")
+if [ $# -gt 0 ]; then
+	pkgs=$*
+else
+	pkgs=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$list")
+fi
 missing=
 for p in $pkgs; do
 	st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)

@@ -56,14 +56,14 @@ int expect_load(const char *path, struct expect *e, char *err, size_t len)
 	return 0;
 }
 
-const struct expect_rule *expect_find(const struct expect *e,
-				      const char *series, const char *topo)
+static const struct expect_rule *find_in(const struct expect *e,
+					 const char *section, const char *topo)
 {
 	const struct expect_rule *star = NULL;
 	int i;
 
 	for (i = 0; i < e->n; i++) {
-		if (strcmp(e->rules[i].series, series))
+		if (strcmp(e->rules[i].series, section))
 			continue;
 		if (!strcmp(e->rules[i].topology, topo))
 			return &e->rules[i];
@@ -71,6 +71,19 @@ const struct expect_rule *expect_find(const struct expect *e,
 			star = &e->rules[i];
 	}
 	return star;
+}
+
+const struct expect_rule *expect_find(const struct expect *e,
+				      const char *series, const char *topo)
+{
+	const struct expect_rule *r = NULL;
+	char own[160];
+
+	if (e->kseries) {
+		snprintf(own, sizeof(own), "%s@%s", series, e->kseries);
+		r = find_in(e, own, topo);
+	}
+	return r ? r : find_in(e, series, topo);
 }
 
 static bool test_failed(const struct topo_result *res, const char *name)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The kernel: Debian's linux-source tarball, extracted once; per build key
- * (source version, series content, config fragments) a hard-linked copy
- * with the series applied, configured from config/ (kconfig.c), built out of
+ * The kernel: from its source (ksource.c: a Debian linux-source package or
+ * the user's tree), per build key (source version, series content, config
+ * fragments) a hard-linked copy with the series applied, configured from config/ (kconfig.c), built out of
  * tree with ccache.  The object folder is src/out: an O= folder directly
  * inside the source tree makes kbuild use relative paths (srctree=..),
  * so compiler command lines and preprocessed output are the same for
@@ -21,72 +21,7 @@
 
 #include "kbuild.h"
 #include "kconfig.h"
-
-#define SRC_NAME "linux-source-6.1"
-
-static char *source_version(const char *tarball)
-{
-	char *argv[] = { "dpkg-query", "-W", "-f=${Version}", SRC_NAME, NULL };
-	char *out = NULL;
-	struct stat st;
-
-	if (stat(tarball, &st))
-		die("%s: %s (install the Debian package %s)", tarball,
-		    strerror(errno), SRC_NAME);
-	if (run_capture(argv, NULL, &out) == 0 && out[0]) {
-		char *v = xasprintf("%s %s", SRC_NAME, out);
-
-		free(out);
-		return v;
-	}
-	free(out);
-	return xasprintf("%s size %lld mtime %lld", tarball,
-			 (long long)st.st_size, (long long)st.st_mtime);
-}
-
-/* build/src/linux-source-6.1, extracted once per source version. */
-static char *pristine_tree(const struct kbuild_opts *o, const char *version)
-{
-	char *dir = xasprintf("%s/src/%s", o->build, SRC_NAME);
-	char *stamp = xasprintf("%s/src/%s.ok", o->build, SRC_NAME);
-	char *have = read_file(stamp, NULL);
-	char *tmp, *argv[6];
-
-	if (have && !strcmp(have, version) && path_exists(dir)) {
-		free(have);
-		free(stamp);
-		return dir;
-	}
-	free(have);
-	tmp = xasprintf("%s/src/.extract.%d", o->build, getpid());
-	printf("kernel: extracting %s\n", o->tarball);
-	rm_rf(tmp);
-	if (mkdir_p(tmp))
-		die("cannot create %s: %s", tmp, strerror(errno));
-	argv[0] = "tar";
-	argv[1] = "-xf";
-	argv[2] = (char *)o->tarball;
-	argv[3] = "-C";
-	argv[4] = tmp;
-	argv[5] = NULL;
-	if (run_argv(argv, NULL, NULL)) {
-		rm_rf(tmp);
-		die("cannot extract %s", o->tarball);
-	}
-	rm_rf(dir);
-	free(tmp);
-	tmp = xasprintf("%s/src/.extract.%d/%s", o->build, getpid(), SRC_NAME);
-	if (rename(tmp, dir))
-		die("%s: no %s inside (%s)", o->tarball, SRC_NAME,
-		    strerror(errno));
-	*strrchr(tmp, '/') = 0;
-	rm_rf(tmp);
-	if (write_file_atomic(stamp, version, strlen(version)))
-		die("cannot write %s: %s", stamp, strerror(errno));
-	free(tmp);
-	free(stamp);
-	return dir;
-}
+#include "ksource.h"
 
 static void trim(char *s)
 {
@@ -96,10 +31,21 @@ static void trim(char *s)
 		*--e = 0;
 }
 
-int series_read(const char *dir, int limit, char ***names, int *n,
-		struct strbuf *keydata, char *err, size_t errlen)
+char *series_file(const char *dir, const char *kseries)
 {
-	char *path = xasprintf("%s/series", dir);
+	char *own = kseries ? xasprintf("%s/series-%s", dir, kseries) : NULL;
+
+	if (own && path_exists(own))
+		return own;
+	free(own);
+	return xasprintf("%s/series", dir);
+}
+
+int series_read(const char *dir, const char *kseries, int limit,
+		char ***names, int *n, struct strbuf *keydata, char *err,
+		size_t errlen)
+{
+	char *path = series_file(dir, kseries);
 	char *text = read_file(path, NULL), *line, *save, *content, *pp;
 	int lineno = 0;
 
@@ -205,8 +151,9 @@ static void apply_series(const struct kbuild_opts *o, char **names, int n,
 			}
 			patch_failed_files(out, &files);
 			rm_rf(tree);
-			die("patch %s does not apply to %s (%d of %d in %s/series); failed in:\n%s%s",
-			    pp, SRC_NAME, i + 1, n, o->series,
+			die("patch %s does not apply to %s (%d of %d in %s); failed in:\n%s%s",
+			    pp, o->ksrc->version, i + 1, n,
+			    series_file(o->series, o->ksrc->series),
 			    files.buf ? files.buf : "", out);
 		}
 		free(out);
@@ -305,9 +252,10 @@ static void build_key(const struct kbuild_opts *o, struct kernel *k,
 	struct strbuf kd = { 0 };
 	char err[1024], hex[65];
 
-	k->source_version = source_version(o->tarball);
+	k->source_version = xstrdup(o->ksrc->version);
 	sb_printf(&kd, "source %s\n", k->source_version);
-	if (series_read(o->series, o->prefix, names, n, &kd, err, sizeof(err)))
+	if (series_read(o->series, o->ksrc->series, o->prefix, names, n, &kd,
+			err, sizeof(err)))
 		die("%s", err);
 	kconfig_key(f, &kd);
 	sha256_hex(kd.buf, kd.len, hex);
@@ -318,15 +266,15 @@ static void build_key(const struct kbuild_opts *o, struct kernel *k,
 
 void kbuild(const struct kbuild_opts *o, struct kernel *k)
 {
-	char **names, *pristine, *src, *tmp, *log, *stamp, *unav;
-	char *cpargv[] = { "cp", "-al", NULL, NULL, NULL };
+	char **names, *src, *tmp, *log, *stamp, *unav;
 	struct strbuf unavailable = { 0 };
 	struct fragments f;
 	double t0 = now_s();
 	int n, i;
 
 	memset(k, 0, sizeof(*k));
-	kconfig_fragments(o->config_dir, o->fragment, &f);
+	k->src = o->ksrc;
+	kconfig_fragments(o->config_dir, o->ksrc->series, o->fragment, &f);
 	build_key(o, k, &f, &names, &n);
 	k->dir = xasprintf("%s/kernels/%s", o->build, k->key);
 	k->bzimage = xasprintf("%s/bzImage", k->dir);
@@ -340,7 +288,6 @@ void kbuild(const struct kbuild_opts *o, struct kernel *k)
 	}
 	printf("kernel: building %s (%s, %d patches from %s)\n", k->key,
 	       k->source_version, n, o->series);
-	pristine = pristine_tree(o, k->source_version);
 	src = xasprintf("%s/src", k->dir);
 	log = xasprintf("%s/build.log", k->dir);
 	if (mkdir_p(k->dir))
@@ -349,10 +296,7 @@ void kbuild(const struct kbuild_opts *o, struct kernel *k)
 		/* Patch a staging copy; only a fully patched tree is kept. */
 		tmp = xasprintf("%s/src.tmp", k->dir);
 		rm_rf(tmp);
-		cpargv[2] = pristine;
-		cpargv[3] = tmp;
-		if (run_argv(cpargv, NULL, log))
-			die("cannot copy %s to %s", pristine, tmp);
+		ksource_copy(o->ksrc, o->build, tmp, log);
 		apply_series(o, names, n, tmp, log);
 		if (rename(tmp, src))
 			die("rename %s: %s", tmp, strerror(errno));
@@ -379,7 +323,6 @@ void kbuild(const struct kbuild_opts *o, struct kernel *k)
 		die("cannot write %s: %s", stamp, strerror(errno));
 	free(src);
 	free(log);
-	free(pristine);
 out:
 	for (i = 0; i < n; i++)
 		free(names[i]);

@@ -3,6 +3,7 @@
 #define HOST_KBUILD_H
 
 #include <stdbool.h>
+#include "ksource.h"
 #include "util.h"
 
 struct kbuild_opts {
@@ -11,7 +12,7 @@ struct kbuild_opts {
 	int prefix;		/* only its first N patches; -1: all */
 	const char *config_dir;	/* config/: base.config, layers/ */
 	const char *fragment;	/* an extra fragment, or NULL */
-	const char *tarball;	/* Debian's linux-source tarball */
+	const struct ksource *ksrc;	/* the kernel source (--kernel) */
 	int jobs;
 };
 
@@ -21,6 +22,7 @@ struct kernel {
 	char *bzimage;
 	char *config;
 	char *source_version;
+	const struct ksource *src;
 	char *unavailable;	/* "KIND why" lines: layers this kernel lacks */
 	bool cached;
 	double seconds;
@@ -30,14 +32,21 @@ struct kernel {
 void kbuild(const struct kbuild_opts *o, struct kernel *k);
 
 /*
- * Read DIR/series (quilt style: one patch path per line, relative to DIR,
- * so a series may reuse another's patches as ../other/NAME.patch; '#'
- * comments).  Returns the patch names and, in keydata, every name and
+ * The series file of folder dir for kernel series kseries (6.12): its
+ * own DIR/series-6.12 if the folder has one (the series ported to that
+ * kernel), else DIR/series.
+ */
+char *series_file(const char *dir, const char *kseries);
+/*
+ * Read DIR's series file (series_file(); quilt style: one patch path per
+ * line, relative to DIR, so a series may reuse another's patches as
+ * ../other/NAME.patch; '#' comments).  Returns the patch names and, in keydata, every name and
  * patch content for the build key; limit >= 0 reads only that many
  * patches (a prefix of the series).  -1 with err on a bad series.
  */
-int series_read(const char *dir, int limit, char ***names, int *n,
-		struct strbuf *keydata, char *err, size_t errlen);
+int series_read(const char *dir, const char *kseries, int limit,
+		char ***names, int *n, struct strbuf *keydata, char *err,
+		size_t errlen);
 
 /* From patch(1) output, the files whose hunks failed, one per line. */
 void patch_failed_files(const char *output, struct strbuf *files);

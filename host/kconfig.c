@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The guest kernel's configuration, from the folder config/: tinyconfig,
- * then base.config, then each layer kind's layers/KIND.config, then an
- * optional extra fragment, merged by the kernel's own
+ * then base.config, then each layer kind's layers/KIND.config, then the
+ * kernel series' own kernels/X.Y.config if there is one (where symbols
+ * differ between kernels), then an optional extra fragment, merged by the kernel's own
  * scripts/kconfig/merge_config.sh and settled by olddefconfig.  An option
  * of base.config or of the extra fragment that did not take stops the
  * build, named by file:line; a layer's option that did not take makes
@@ -31,9 +32,11 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-void kconfig_fragments(const char *dir, const char *extra,
-		       struct fragments *f)
+void kconfig_fragments(const char *dir, const char *series,
+		       const char *extra, struct fragments *f)
 {
+	char *per_kernel = xasprintf("%s/kernels/%s.config", dir,
+				     series ? series : "");
 	char *layers = xasprintf("%s/layers", dir);
 	DIR *d = opendir(layers);
 	struct dirent *de;
@@ -56,6 +59,12 @@ void kconfig_fragments(const char *dir, const char *extra,
 	closedir(d);
 	qsort(f->path + first, f->n - first, sizeof(char *), cmp_str);
 	f->nlayers = f->n - first;
+	if (series && path_exists(per_kernel)) {
+		f->path = xrealloc(f->path, (f->n + 1) * sizeof(char *));
+		f->path[f->n++] = per_kernel;
+	} else {
+		free(per_kernel);
+	}
 	if (extra) {
 		f->path = xrealloc(f->path, (f->n + 1) * sizeof(char *));
 		f->path[f->n++] = xstrdup(extra);

@@ -20,8 +20,6 @@
 #include "results.h"
 #include "sched.h"
 
-#define TARBALL "/usr/src/linux-source-6.1.tar.xz"
-
 static struct topology *load_all(char **paths, int n)
 {
 	struct topology *t = xcalloc(n, sizeof(*t));
@@ -93,7 +91,9 @@ static struct ctx *setup(int argc, char **argv)
 	c->ko.build = c->o.build;
 	c->ko.config_dir = xasprintf("%s/config", c->o.root);
 	c->ko.fragment = c->o.fragment ? abs_path(c->o.fragment) : NULL;
-	c->ko.tarball = TARBALL;
+	if (!c->o.list && !c->o.layers)
+		ksource_resolve(c->o.kernel, c->o.root, c->o.build, &c->ksrc);
+	c->ko.ksrc = &c->ksrc;
 	c->ko.jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	c->ro.build = c->o.build;
 	/* STACKTEST_TMP: where disk images go (the fault tests fill it). */
@@ -199,7 +199,8 @@ int main(int argc, char **argv)
 	unsetenv("MAKELEVEL");
 	c = setup(argc, argv);
 	if (c->o.changed_functions)
-		return cov_print_changed(c->o.root, argc - optind, argv + optind);
+		return cov_print_changed(ksource_tree(&c->ksrc, c->o.build),
+					 argc - optind, argv + optind);
 	if (c->o.layers)
 		return list_layers();
 	if (c->o.build_only)
@@ -212,9 +213,12 @@ int main(int argc, char **argv)
 	}
 	if (c->o.expect && expect_load(c->o.expect, &e, err, sizeof(err)))
 		die("%s", err);
+	e.kseries = c->ksrc.series;
 	install_stop_handlers();
 	atexit(child_kill_all);
 	rr.id = run_id();
+	rr.kernel = &c->ksrc;
+	printf("runner: kernel %s\n", c->ksrc.version);
 	c->results = xasprintf("%s/results/%s", c->o.build, rr.id);
 	printf("runner: results in %s\n", c->results);
 	if (c->o.bisect) {

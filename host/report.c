@@ -142,6 +142,27 @@ static json_object *series_json(const struct series_report *s)
 	return o;
 }
 
+static json_object *jstr_or_null(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+/* The kernel under test: what --kernel named, its version, its commit. */
+static json_object *kernel_json(const struct ksource *k)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "source", jstr_or_null(k->name));
+	json_object_object_add(o, "kind", json_object_new_string(
+				       k->tree ? (k->git ? "git" : "tree") :
+				       "debian-package"));
+	json_object_object_add(o, "release", jstr_or_null(k->release));
+	json_object_object_add(o, "version", jstr_or_null(k->version));
+	json_object_object_add(o, "commit", jstr_or_null(k->commit));
+	json_object_object_add(o, "uncommitted", jstr_or_null(k->dirty));
+	return o;
+}
+
 int report_json(const struct run_report *r, const char *path)
 {
 	json_object *o = json_object_new_object(), *a = json_object_new_array();
@@ -149,6 +170,8 @@ int report_json(const struct run_report *r, const char *path)
 	int i, rc;
 
 	json_object_object_add(o, "run", json_object_new_string(r->id));
+	if (r->kernel)
+		json_object_object_add(o, "kernel", kernel_json(r->kernel));
 	json_object_object_add(o, "seed", json_object_new_uint64(r->seed));
 	json_object_object_add(o, "accel",
 			       json_object_new_string(r->accel ? r->accel : ""));
@@ -250,8 +273,31 @@ static void junit_test(xmlTextWriterPtr w, const char *cls, const char *name,
 	free(sub_cls);
 }
 
+static void junit_property(xmlTextWriterPtr w, const char *name,
+			   const char *value)
+{
+	if (!value)
+		return;
+	xmlTextWriterStartElement(w, BAD_CAST "property");
+	xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST name);
+	xmlTextWriterWriteAttribute(w, BAD_CAST "value", BAD_CAST value);
+	xmlTextWriterEndElement(w);
+}
+
+/* The kernel under test, as each suite's <properties>. */
+static void junit_kernel(xmlTextWriterPtr w, const struct ksource *k)
+{
+	xmlTextWriterStartElement(w, BAD_CAST "properties");
+	junit_property(w, "kernel.source", k->name);
+	junit_property(w, "kernel.release", k->release);
+	junit_property(w, "kernel.version", k->version);
+	junit_property(w, "kernel.commit", k->commit);
+	junit_property(w, "kernel.uncommitted", k->dirty);
+	xmlTextWriterEndElement(w);
+}
+
 static void junit_suite(xmlTextWriterPtr w, const char *series,
-			const struct topo_result *r)
+			const struct topo_result *r, const struct ksource *k)
 {
 	char *s = junit_name(series), *cls = xasprintf("%s.%s", s, r->name);
 	struct junit_count n = { 0 };
@@ -270,6 +316,8 @@ static void junit_suite(xmlTextWriterPtr w, const char *series,
 	xmlTextWriterWriteAttribute(w, BAD_CAST "skipped", BAD_CAST num);
 	snprintf(num, sizeof(num), "%.3f", r->wall);
 	xmlTextWriterWriteAttribute(w, BAD_CAST "time", BAD_CAST num);
+	if (k)
+		junit_kernel(w, k);
 	for (i = 0; i < r->ntests; i++)
 		junit_test(w, cls, r->tests[i].name, &r->tests[i], &n, true);
 	xmlTextWriterEndElement(w);
@@ -294,7 +342,8 @@ int report_junit(const struct run_report *r, const char *path)
 	xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST "stacktest");
 	for (i = 0; i < r->nseries; i++)
 		for (j = 0; j < r->series[i].ntopo; j++)
-			junit_suite(w, r->series[i].name, &r->series[i].res[j]);
+			junit_suite(w, r->series[i].name, &r->series[i].res[j],
+				    r->kernel);
 	xmlTextWriterEndElement(w);
 	rc = xmlTextWriterEndDocument(w) < 0 ? -1 : 0;
 	xmlFreeTextWriter(w);

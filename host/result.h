@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include "coverage.h"
+#include "ksource.h"
 #include "ktap.h"
 
 struct cov_hit {
@@ -49,6 +50,7 @@ struct series_report {
 
 struct run_report {
 	char *id;
+	const struct ksource *kernel;	/* what --kernel named */
 	unsigned long long seed;
 	const char *accel;
 	bool complete;		/* false: interrupted, results partial */

@@ -81,7 +81,10 @@ void report_tap(struct run_report *rr)
 
 	for (s = 0; s < rr->nseries; s++)
 		total += rr->series[s].ntopo;
-	printf("KTAP version 1\n1..%d\n", total);
+	printf("KTAP version 1\n");
+	if (rr->kernel)
+		printf("# kernel: %s\n", rr->kernel->version);
+	printf("1..%d\n", total);
 	for (s = 0; s < rr->nseries; s++)
 		for (t = 0; t < rr->series[s].ntopo; t++) {
 			struct topo_result *r = &rr->series[s].res[t];

@@ -10,6 +10,7 @@
 /* One runner invocation: its options and the topologies it runs. */
 struct ctx {
 	struct options o;
+	struct ksource ksrc;
 	struct kbuild_opts ko;
 	struct run_opts ro;
 	struct topology *topo;

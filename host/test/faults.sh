@@ -46,6 +46,49 @@ ok $? "a failed series leaves no half-patched tree"
 expect fragment-option-not-taken 2 'bad-fragment.config:[0-9]+: CONFIG_KPROBES=y did not take' -- \
 	./runner --topology raid10 --config-fragment host/test/bad-fragment.config
 
+# --kernel: what is no kernel, an unknown package, a tree with an in-tree
+# build, a git tree that does not build, a series that does not apply.
+expect kernel-not-a-tree 2 'kernel .*/host: not a kernel source tree' -- \
+	./runner --topology raid10 --kernel "$root/host"
+expect kernel-bad-name 2 'kernel linux-source-6: want linux-source-X.Y' -- \
+	./runner --topology raid10 --kernel linux-source-6
+expect kernel-no-package 2 'could not install the Debian package linux-source-9.99' -- \
+	./runner --topology raid10 --kernel linux-source-9.99
+# A fake tree: a kernel's top files, a Makefile whose tinyconfig fails.
+fake=$out/tree
+mkdir -p $fake/arch/x86 $fake/mm
+printf 'VERSION = 6\nPATCHLEVEL = 99\nSUBLEVEL = 0\nEXTRAVERSION = -rc1\n%s\n' \
+	'tinyconfig:; @echo "fake tree: no kbuild here" >&2; exit 1' > $fake/Makefile
+echo 'mainmenu "fake"' > $fake/Kconfig
+echo 'config X86' > $fake/arch/x86/Kconfig
+echo 'int swap;' > $fake/mm/swapfile.c
+touch $fake/.config
+expect kernel-in-tree-build 2 'tree holds an in-tree build \(.config\)' -- \
+	./runner --topology raid10 --kernel $fake
+printf '.config\n*.o\n' > $fake/.gitignore
+git -C $fake init -q && git -C $fake add -A &&
+	git -C $fake -c user.name=t -c user.email=t@t commit -qm fake
+echo 'junk' > $fake/mm/swapfile.o
+echo 'int swap2;' >> $fake/mm/swapfile.c
+echo 'new' > $fake/mm/new.c
+before=$(git -C $fake status --porcelain; ls -A $fake | tr '\n' ' ')
+expect kernel-tree-does-not-build 2 'kernel tinyconfig failed' -- \
+	./runner --topology raid10 --kernel $fake
+grep -qE 'kernel: building [0-9a-f]+ \(.*/tree 6.99.0-rc1 commit [0-9a-f]{12} uncommitted [0-9a-f]{16}' \
+	$out/kernel-tree-does-not-build.log
+ok $? "a git tree's build names its commit and uncommitted changes" \
+	$out/kernel-tree-does-not-build.log
+[ "$before" = "$(git -C $fake status --porcelain; ls -A $fake | tr '\n' ' ')" ]
+ok $? "the user's tree is untouched (no out/, no new files, same status)"
+copy=$(sed -n 's/.*kernel tinyconfig failed; see \(.*\)\/build.log/\1/p' \
+	$out/kernel-tree-does-not-build.log)/src
+[ -f "$copy/mm/new.c" ] && grep -q swap2 "$copy/mm/swapfile.c" &&
+	[ ! -e "$copy/mm/swapfile.o" ] && [ ! -e "$copy/.config" ]
+ok $? "the build copied tracked and untracked files, not ignored ones ($copy)"
+expect kernel-series-does-not-apply 2 'does not apply to linux-source-6.12 ' -- \
+	./runner --topology raid10 --kernel linux-source-6.12 \
+	--series patches/bio-alloc-cleanups
+
 printf 'stacktest-no-such-package\n' > $out/packages
 expect missing-package 1 'apt-get install -y stacktest-no-such-package' -- \
 	setpriv --reuid=65534 --regid=65534 --clear-groups \

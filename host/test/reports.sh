@@ -21,6 +21,16 @@ else
 	ok $? "report.json says complete (no python3 to parse it)"
 fi
 
+# The kernel is named in every format: console, JSON, JUnit, KTAP.
+rel=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+grep -q "^runner: kernel linux-source-6.1 $rel\$" $out/raid10.log
+ok $? "the console names the kernel (linux-source-6.1 $rel)" $out/raid10.log
+python3 -c 'import json,sys; k=json.load(open(sys.argv[1]))["kernel"]; assert k["source"] == "linux-source-6.1" and k["kind"] == "debian-package" and k["release"] == sys.argv[2].split("-")[0], k' "$json" "$rel"
+ok $? "report.json names the kernel: source, kind, release"
+[ "$(xmllint --xpath 'string(//testsuite[1]/properties/property[@name="kernel.version"]/@value)' "$xml")" = "linux-source-6.1 $rel" ]
+ok $? "junit.xml names the kernel in each suite's properties"
+grep -q "^# kernel: linux-source-6.1 $rel\$" $out/raid10.log
+ok $? "the KTAP document (--tap) names the kernel" $out/raid10.log
 all=$(./runner --list | awk '{print $1}' | sort)
 shards=$( (./runner --list --shard 1/3; ./runner --list --shard 2/3;
 	   ./runner --list --shard 3/3) | awk '{print $1}' | sort)

@@ -18,7 +18,9 @@
 
 #include "../coverage.h"
 #include "../cpio.h"
+#include "../expect.h"
 #include "../kbuild.h"
+#include "../ksource.h"
 #include "../hang.h"
 #include "../kconfig.h"
 #include "../ktap.h"
@@ -208,9 +210,9 @@ static void test_series(void)
 	char err[512] = "", **names;
 	int n;
 
-	CHECK(series_read("patches/base", -1, &names, &n, &kd, err, sizeof(err)) == 0 &&
+	CHECK(series_read("patches/base", "6.1", -1, &names, &n, &kd, err, sizeof(err)) == 0 &&
 	      n == 0, "series: base is empty");
-	CHECK(series_read("host/test/series-missing", -1, &names, &n, &kd, err,
+	CHECK(series_read("host/test/series-missing", "6.1", -1, &names, &n, &kd, err,
 			  sizeof(err)) == -1 &&
 	      strstr(err, "series-missing/series:3: patch") &&
 	      strstr(err, "0002-nope.patch"),
@@ -425,7 +427,7 @@ static void test_kinds(void)
 		       (i && !strcmp(k[i - 1]->name, k[i]->name));
 	}
 	CHECK(n >= 14 && !bad, "layer kinds: %d, each once, with build, teardown and config/layers/KIND.config", n);
-	kconfig_fragments("config", NULL, &f);
+	kconfig_fragments("config", "6.1", NULL, &f);
 	for (i = 1, bad = 0; i <= f.nlayers; i++)
 		bad += !layer_kind(fragment_kind(&f, i, path, sizeof(path)));
 	CHECK(f.nlayers == n && !bad && strstr(f.path[0], "base.config"),
@@ -542,6 +544,63 @@ static void test_logwrites(void)
 	      "log-writes: a file that is no log is refused (%s)", msg);
 }
 
+static const char *want_of(struct expect *e, const char *ks,
+			   const char *series, const char *topo)
+{
+	const struct expect_rule *r;
+
+	e->kseries = ks;
+	r = expect_find(e, series, topo);
+	return r ? r->want : "none";
+}
+
+static void test_expect(void)
+{
+	struct expect e;
+	char err[256] = "";
+
+	CHECK(expect_load("host/test/expect/kernels.expect", &e, err,
+			  sizeof(err)) == 0, "expect: loads (%s)", err);
+	CHECK(!strcmp(want_of(&e, "6.1", "base", "dm-zoned"), "pass") &&
+	      !strcmp(want_of(&e, "6.12", "base", "dm-zoned"),
+		      "fail:swapfile-integrity"),
+	      "expect: [base@6.12] applies on 6.12 only");
+	CHECK(!strcmp(want_of(&e, "6.12", "base", "raid10-reshape-frozen"),
+		      "fail:md-interrupt") &&
+	      !strcmp(want_of(&e, "6.12", "base", "raid1"), "pass"),
+	      "expect: a topology [base@6.12] does not name falls to [base]");
+	CHECK(!strcmp(want_of(&e, "6.12", "replay", "brd"), "fail") &&
+	      !strcmp(want_of(&e, "6.1", "replay", "brd"), "none"),
+	      "expect: a kernel's section alone: nothing on other kernels");
+}
+
+static void test_ksource(void)
+{
+	char rel[64] = "", *f;
+	const char *mk = "build/unit-test-Makefile";
+	FILE *fp = fopen(mk, "w");
+
+	fputs("# SPDX\nVERSION = 6\nPATCHLEVEL = 13\nSUBLEVEL = 0\n"
+	      "EXTRAVERSION = -rc1\nNAME = Baby Opossum Posse\n", fp);
+	fclose(fp);
+	CHECK(ksource_makefile_release(mk, rel, sizeof(rel)) == 0 &&
+	      !strcmp(rel, "6.13.0-rc1"), "ksource: Makefile release (%s)", rel);
+	fp = fopen(mk, "w");
+	fputs("all:\n\techo not a kernel\n", fp);
+	fclose(fp);
+	CHECK(ksource_makefile_release(mk, rel, sizeof(rel)) == -1,
+	      "ksource: a Makefile with no VERSION is no kernel's");
+	unlink(mk);
+	f = series_file("patches/replay-5.12-rc1-swapfile", "6.12");
+	CHECK(!strcmp(f, "patches/replay-5.12-rc1-swapfile/series-6.12"),
+	      "series: a folder's series-6.12 is 6.12's (%s)", f);
+	free(f);
+	f = series_file("patches/replay-5.12-rc1-swapfile", "6.1");
+	CHECK(!strcmp(f, "patches/replay-5.12-rc1-swapfile/series"),
+	      "series: other kernels read series (%s)", f);
+	free(f);
+}
+
 int main(void)
 {
 	test_topology();
@@ -559,6 +618,8 @@ int main(void)
 	test_cpio();
 	test_coverage();
 	test_hang();
+	test_expect();
+	test_ksource();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
