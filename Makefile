@@ -79,13 +79,14 @@ DURABLE_SERIES := patches/base,patches/replay-md-flush-first-member
 LIVE_TOPOLOGIES := discard-raid10,raid1-fsync,topologies/known-issues/raid10-reshape-frozen.ini
 LIVE_SERIES := patches/base,patches/replay-raid10-discard-past-end,patches/fix-raid10-frozen-reshape-offset
 # Every matrix on each kernel: the replays carry a series-6.12 file with
-# their port to 6.12, and prove.expect a [SERIES@6.12] section where a
-# verdict differs there.  KERNEL=... runs one kernel's matrices alone.
+# their port to 6.12; prove.expect may hold a [SERIES@6.12] section where
+# a verdict differs there.  PROVE_KERNELS=... narrows the kernels;
+# make prove-swap KERNEL=... runs one matrix on one kernel.
 KERNEL := linux-source-6.1
 PROVE_KERNELS := linux-source-6.1 linux-source-6.12
 prove: all
 	@st=0; for k in $(PROVE_KERNELS); do \
-		$(MAKE) -s prove-swap prove-durability prove-live KERNEL=$$k || st=1; \
+		$(MAKE) -k -s prove-swap prove-durability prove-live KERNEL=$$k || st=1; \
 	done; exit $$st
 
 prove-swap: all

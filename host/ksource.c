@@ -78,18 +78,6 @@ static char *release_series(const char *rel)
 	return strndup(rel, n);
 }
 
-static char *capture(const char *arg, char *const argv[], const char *cwd)
-{
-	char *out = NULL;
-
-	if (run_capture(argv, cwd, &out)) {
-		free(out);
-		die("--kernel %s: '%s %s' failed in %s", arg, argv[0], argv[1],
-		    cwd ? cwd : ".");
-	}
-	return out;
-}
-
 static void package_resolve(const char *arg, const char *root,
 			    struct ksource *s)
 {
@@ -124,36 +112,71 @@ static void package_resolve(const char *arg, const char *root,
 	free(deps);
 }
 
-/* A git tree's uncommitted changes: the diff and untracked files. */
-static char *git_dirty(const char *arg, const char *tree)
+/* The copy's own build folder: never taken from the user's tree. */
+static bool is_out(const char *rel)
 {
-	char *diff[] = { "git", "diff", "HEAD", "--binary", "--no-ext-diff",
-			 NULL };
-	char *untracked[] = { "git", "ls-files", "-z", "--others",
-			      "--exclude-standard", NULL };
-	char *d = capture(arg, diff, tree), *u = capture(arg, untracked, tree);
+	return !strncmp(rel, "out/", 4) || !strcmp(rel, "out");
+}
+
+/*
+ * git in the user's tree, read-only: no optional locks, no index refresh
+ * (hard-linking the files changed their ctime, which git must not take
+ * for a change and rewrite the index over), and safe.directory for a
+ * tree another user owns (the runner runs as root).
+ */
+static char *git(const struct ksource *s, const char *a1, const char *a2,
+		 const char *a3, const char *a4, const char *a5)
+{
+	char *safe = xasprintf("safe.directory=%s", s->tree), *out;
+	char *argv[] = { "git", "-c", safe, "-c", "core.trustctime=false",
+			 "-c", "diff.autoRefreshIndex=false", (char *)a1,
+			 (char *)a2, (char *)a3, (char *)a4, (char *)a5, NULL };
+
+	setenv("GIT_OPTIONAL_LOCKS", "0", 1);
+	if (run_capture(argv, s->tree, &out)) {
+		free(out);
+		die("--kernel %s: 'git %s %s' failed in the tree (no commit yet? not a git work tree?)",
+		    s->name, a1, a2 ? a2 : "");
+	}
+	free(safe);
+	return out;
+}
+
+/* A git tree's uncommitted changes: the diff and untracked files. */
+static char *git_dirty(const struct ksource *s)
+{
+	char *d = git(s, "diff", "HEAD", "--binary", "--no-ext-diff",
+		      "--no-textconv");
+	char *u = git(s, "ls-files", "-z", "--others", "--exclude-standard",
+		      NULL);
 	struct strbuf sb = { 0 };
-	char hex[65], *p;
+	char hex[65], *p, *ret = NULL;
 
 	sb_printf(&sb, "%s", d);
 	for (p = u; *p; p += strlen(p) + 1) {
-		char *path = xasprintf("%s/%s", tree, p);
+		char *path = xasprintf("%s/%s", s->tree, p);
 		size_t len = 0;
-		char *c = read_file(path, &len);
+		char *c;
 
+		if (is_out(p)) {
+			free(path);
+			continue;
+		}
+		c = read_file(path, &len);
 		sb_printf(&sb, "untracked %s %zu\n", p, len);
 		if (c)
 			sb_add(&sb, c, len);
 		free(c);
 		free(path);
 	}
+	if (sb.len) {
+		sha256_hex(sb.buf, sb.len, hex);
+		ret = strndup(hex, 16);
+	}
 	free(d);
 	free(u);
-	if (!sb.len)
-		return NULL;
-	sha256_hex(sb.buf, sb.len, hex);
 	sb_free(&sb);
-	return strndup(hex, 16);
+	return ret;
 }
 
 static struct strbuf *walk_sb;
@@ -162,30 +185,80 @@ static size_t walk_skip;
 static int walk_one(const char *path, const struct stat *st, int type,
 		    struct FTW *ftw)
 {
+	const char *rel = path + walk_skip;
+
+	if (ftw->level == 1 && type == FTW_D && !strcmp(rel, "out"))
+		return FTW_SKIP_SUBTREE;
 	if (type != FTW_F && type != FTW_SL)
-		return 0;
-	sb_add(walk_sb, path + walk_skip, strlen(path + walk_skip) + 1);
-	sb_printf(walk_sb, "%lld %lld", (long long)st->st_size,
-		  (long long)st->st_mtim.tv_sec);
+		return FTW_CONTINUE;
+	sb_add(walk_sb, rel, strlen(rel) + 1);
+	sb_printf(walk_sb, "%lld %lld.%09ld %llu %o", (long long)st->st_size,
+		  (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec,
+		  (unsigned long long)st->st_ino, st->st_mode);
 	sb_add(walk_sb, "", 1);
-	return 0;
+	return FTW_CONTINUE;
 }
 
-/* An unpacked tree's files: "path\0size mtime\0" each. */
+/*
+ * An unpacked tree's files but a top out/: "path\0size mtime inode
+ * mode\0" each.  Not ctime: hard-linking them changes it.
+ */
 static void tree_files(const char *tree, struct strbuf *sb)
 {
 	walk_sb = sb;
 	walk_skip = strlen(tree) + 1;
-	if (nftw(tree, walk_one, 32, FTW_PHYS))
+	if (nftw(tree, walk_one, 32, FTW_PHYS | FTW_ACTIONRETVAL))
 		die("--kernel %s: cannot list its files: %s", tree,
 		    strerror(errno));
 }
 
+/* Where kbuild looks for an in-tree build it refuses to build O= from. */
+static const char *in_tree_build(const char *tree)
+{
+	static const char *const marks[] = { ".config", "include/config",
+		"arch/x86/include/generated" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(marks); i++) {
+		char *p = xasprintf("%s/%s", tree, marks[i]);
+		bool there = path_exists(p);
+
+		free(p);
+		if (there)
+			return marks[i];
+	}
+	return NULL;
+}
+
+/* The tree's state as the build key sees it, into s->version. */
+static void tree_version(struct ksource *s)
+{
+	char hex[65];
+
+	if (s->git) {
+		s->commit = git(s, "rev-parse", "--verify", "-q", "HEAD", NULL);
+		s->commit[strcspn(s->commit, "\n")] = 0;
+		s->dirty = git_dirty(s);
+		s->version = xasprintf("%s %s commit %.12s%s%s", s->tree,
+				       s->release, s->commit,
+				       s->dirty ? " uncommitted " : "",
+				       s->dirty ? s->dirty : "");
+	} else {
+		struct strbuf files = { 0 };
+
+		tree_files(s->tree, &files);
+		sha256_hex(files.buf, files.len, hex);
+		sb_free(&files);
+		s->version = xasprintf("%s %s files %.16s", s->tree, s->release,
+				       hex);
+	}
+}
+
 static void tree_resolve(const char *arg, struct ksource *s)
 {
-	char buf[PATH_MAX], rel[128], hex[65];
-	char *mk, *kc, *x86;
-	char *head[] = { "git", "rev-parse", "--verify", "-q", "HEAD", NULL };
+	char buf[PATH_MAX], rel[128];
+	char *mk, *kc, *x86, *dotgit;
+	const char *built;
 
 	if (!realpath(arg, buf))
 		die("--kernel %s: %s (want linux-source-X.Y, a Debian package, or a path to a kernel tree)",
@@ -195,38 +268,23 @@ static void tree_resolve(const char *arg, struct ksource *s)
 	mk = xasprintf("%s/Makefile", buf);
 	kc = xasprintf("%s/Kconfig", buf);
 	x86 = xasprintf("%s/arch/x86/Kconfig", buf);
+	dotgit = xasprintf("%s/.git", buf);
 	if (ksource_makefile_release(mk, rel, sizeof(rel)) ||
 	    !path_exists(kc) || !path_exists(x86))
 		die("--kernel %s: not a kernel source tree (want a top Makefile with VERSION and PATCHLEVEL, Kconfig and arch/x86/Kconfig)",
 		    arg);
 	s->release = xstrdup(rel);
 	s->series = release_series(rel);
-	s->git = path_exists(xasprintf("%s/.git", buf));
-	if (s->git) {
-		s->commit = capture(arg, head, buf);
-		s->commit[strcspn(s->commit, "\n")] = 0;
-		s->dirty = git_dirty(arg, buf);
-		s->version = xasprintf("%s %s commit %.12s%s%s", buf, rel,
-				       s->commit, s->dirty ? " uncommitted " : "",
-				       s->dirty ? s->dirty : "");
-	} else {
-		struct strbuf files = { 0 };
-		char *cfg = xasprintf("%s/.config", buf);
-		char *auto_conf = xasprintf("%s/include/config/auto.conf", buf);
-
-		if (path_exists(cfg) || path_exists(auto_conf))
-			die("--kernel %s: the tree holds an in-tree build (%s), which kbuild refuses to build out of tree from: run 'make mrproper' there, or give a git tree",
-			    arg, path_exists(cfg) ? ".config" : "include/config");
-		tree_files(buf, &files);
-		sha256_hex(files.buf, files.len, hex);
-		sb_free(&files);
-		s->version = xasprintf("%s %s files %.16s", buf, rel, hex);
-		free(cfg);
-		free(auto_conf);
-	}
+	s->git = path_exists(dotgit);
+	built = s->git ? NULL : in_tree_build(buf);
+	if (built)
+		die("--kernel %s: the tree holds an in-tree build (%s), which kbuild refuses to build out of tree from: run 'make mrproper' there, or give a git tree",
+		    arg, built);
+	tree_version(s);
 	free(mk);
 	free(kc);
 	free(x86);
+	free(dotgit);
 }
 
 void ksource_resolve(const char *arg, const char *root, const char *build,
@@ -293,14 +351,13 @@ char *ksource_tree(const struct ksource *s, const char *build)
 /* The files to copy from a tree, NUL-separated, into path. */
 static void file_list(const struct ksource *s, const char *path)
 {
-	char *ls[] = { "git", "ls-files", "-z", "--cached", "--others",
-		       "--exclude-standard", NULL };
 	struct strbuf keep = { 0 }, all = { 0 };
 	char *out = NULL, *p;
 	struct stat st;
 
 	if (s->git) {
-		out = capture(s->name, ls, s->tree);
+		out = git(s, "ls-files", "-z", "--cached", "--others",
+			  "--exclude-standard");
 	} else {
 		tree_files(s->tree, &all);
 		sb_add(&all, "", 1);
@@ -309,8 +366,11 @@ static void file_list(const struct ksource *s, const char *path)
 	for (p = out; *p; p += strlen(p) + 1) {
 		char *full = xasprintf("%s/%s", s->tree, p);
 
-		/* A file deleted in the work tree, a submodule: not copied. */
-		if (!lstat(full, &st) && !S_ISDIR(st.st_mode))
+		/*
+		 * A file deleted in the work tree, a submodule, a top out/
+		 * (the copy's build folder): not copied.
+		 */
+		if (!is_out(p) && !lstat(full, &st) && !S_ISDIR(st.st_mode))
 			sb_add(&keep, p, strlen(p) + 1);
 		free(full);
 		if (!s->git)
@@ -329,6 +389,7 @@ void ksource_copy(const struct ksource *s, const char *build,
 	char *cpio[] = { "sh", "-c",
 			 "cd \"$1\" && exec cpio -0pdlm --quiet \"$2\" < \"$3\"",
 			 "sh", s->tree, (char *)dest, NULL, NULL };
+	struct ksource now;
 	char *src, *list;
 
 	if (!s->tree) {
@@ -339,6 +400,12 @@ void ksource_copy(const struct ksource *s, const char *build,
 		free(src);
 		return;
 	}
+	/* The key was taken at the start: the tree must be as it was then. */
+	now = *s;
+	tree_version(&now);
+	if (strcmp(now.version, s->version))
+		die("--kernel %s: the tree changed since this run began (was %s, now %s): run again",
+		    s->name, s->version, now.version);
 	list = xasprintf("%s.files", dest);
 	file_list(s, list);
 	cpio[6] = list;

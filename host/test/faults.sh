@@ -72,14 +72,16 @@ echo 'junk' > $fake/mm/swapfile.o
 echo 'int swap2;' >> $fake/mm/swapfile.c
 echo 'new' > $fake/mm/new.c
 before=$(git -C $fake status --porcelain; ls -A $fake | tr '\n' ' ')
+index=$(stat -c %y $fake/.git/index)
 expect kernel-tree-does-not-build 2 'kernel tinyconfig failed' -- \
 	./runner --topology raid10 --kernel $fake
 grep -qE 'kernel: building [0-9a-f]+ \(.*/tree 6.99.0-rc1 commit [0-9a-f]{12} uncommitted [0-9a-f]{16}' \
 	$out/kernel-tree-does-not-build.log
 ok $? "a git tree's build names its commit and uncommitted changes" \
 	$out/kernel-tree-does-not-build.log
-[ "$before" = "$(git -C $fake status --porcelain; ls -A $fake | tr '\n' ' ')" ]
-ok $? "the user's tree is untouched (no out/, no new files, same status)"
+[ "$index" = "$(stat -c %y $fake/.git/index)" ] &&
+	[ "$before" = "$(git -C $fake status --porcelain; ls -A $fake | tr '\n' ' ')" ]
+ok $? "the user's tree is untouched (its git index, no out/, no new files, same status)"
 copy=$(sed -n 's/.*kernel tinyconfig failed; see \(.*\)\/build.log/\1/p' \
 	$out/kernel-tree-does-not-build.log)/src
 [ -f "$copy/mm/new.c" ] && grep -q swap2 "$copy/mm/swapfile.c" &&
