@@ -63,7 +63,7 @@ static void make_disks(const struct topology *t, const char *dir,
  * them) and runs the peer tests.
  */
 static char *plan_text(const struct topology *t, const struct run_opts *o,
-		       int node)
+		       int node, const char *kseries)
 {
 	int timeout = o->timeout ? o->timeout : t->timeout;
 	int nl = node == 1 ? t->join_layer + 1 : t->nlayers;
@@ -99,6 +99,14 @@ static char *plan_text(const struct topology *t, const struct run_opts *o,
 		sb_printf(&sb, "swap-pressure %s\n", t->swap_pressure);
 	for (i = 0; i < t->noptions; i++)
 		sb_printf(&sb, "option %s\n", t->options[i]);
+	/* A known issue of this kernel series: "skip TEST why". */
+	for (i = 0; i < t->nknown; i++) {
+		size_t n = strcspn(t->known[i], " ");
+
+		if (kseries && strlen(kseries) == n &&
+		    !strncmp(t->known[i], kseries, n))
+			sb_printf(&sb, "skip %s\n", t->known[i] + n + 1);
+	}
 	return sb.buf;
 }
 
@@ -313,7 +321,8 @@ static struct guest guest_for(const struct topology *t,
 		.net_fd = net_fd,
 		.mac = xasprintf("52:54:00:99:00:%02x", n + 1),
 	};
-	char *plan = plan_text(t, o, t->nodes > 1 ? n : -1);
+	char *plan = plan_text(t, o, t->nodes > 1 ? n : -1,
+			       k->src ? k->src->series : NULL);
 	char *path = node_file(o->results, "plan", "", t->nodes, n);
 
 	make_disks(t, dir, pre, disks);

@@ -177,6 +177,28 @@ static int test_option(struct parse_state *ps, const char *v)
 	return 1;
 }
 
+/*
+ * known-issue = X.Y TEST WHY: on kernel series X.Y the guest reports TEST
+ * as a SKIP with WHY (a kernel limitation, reproduced on purpose by a
+ * topology of known-issues/ that WHY names), instead of running it.
+ */
+static int known_issue(struct parse_state *ps, const char *v)
+{
+	struct topology *t = ps->t;
+	char kser[16], test[64];
+	int maj, min, end = 0;
+
+	if (sscanf(v, "%15s %63s %n", kser, test, &end) != 2 || !v[end] ||
+	    sscanf(kser, "%d.%d", &maj, &min) != 2)
+		return fail(ps, "known-issue = %s: want 'X.Y TEST why' (a kernel series, a guest test, the reason)", v);
+	if (!guest_test_known(test))
+		return fail(ps, "known-issue = %s: no such guest test %s", v, test);
+	if (t->nknown == TOPO_MAX_OPTIONS)
+		return fail(ps, "too many known issues (at most %d)", TOPO_MAX_OPTIONS);
+	t->known[t->nknown++] = xstrdup(v);
+	return 1;
+}
+
 static int tests_key(struct parse_state *ps, const char *k, const char *v)
 {
 	struct topology *t = ps->t;
@@ -191,8 +213,10 @@ static int tests_key(struct parse_state *ps, const char *k, const char *v)
 	}
 	if (!strcmp(k, "option"))
 		return test_option(ps, v);
+	if (!strcmp(k, "known-issue"))
+		return known_issue(ps, v);
 	if (strcmp(k, "test") && !peer)
-		return fail(ps, "unknown key '%s' in [tests] (want 'test', 'peer-test', 'swap-pressure' or 'option')", k);
+		return fail(ps, "unknown key '%s' in [tests] (want 'test', 'peer-test', 'swap-pressure', 'option' or 'known-issue')", k);
 	if (!guest_test_known(v))
 		return fail(ps, "%s = %s: no such guest test (guest-tests/tests/%s.c)", k, v, v);
 	if (*n == TOPO_MAX_TESTS)
@@ -350,6 +374,8 @@ void topo_free(struct topology *t)
 		free(t->peer_tests[i]);
 	for (i = 0; i < t->noptions; i++)
 		free(t->options[i]);
+	for (i = 0; i < t->nknown; i++)
+		free(t->known[i]);
 	free(t->name);
 	free(t->path);
 	free(t->description);

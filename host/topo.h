@@ -32,6 +32,8 @@ struct topology {
 	char swap_pressure[16];	/* reclaim, memcg, pageout; "": by the stack */
 	int noptions;
 	char *options[TOPO_MAX_OPTIONS];	/* "name=value": STACK_OPT_NAME */
+	int nknown;
+	char *known[TOPO_MAX_OPTIONS];	/* "X.Y TEST why": a SKIP on X.Y */
 };
 
 /*

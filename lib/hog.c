@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
 #include <sys/wait.h>
@@ -150,6 +151,8 @@ static long long verify_shared(unsigned char *m, long long pages,
 		kid[i] = fork();
 		if (kid[i])
 			continue;
+		/* Killed with the hog: none outlives it holding swap. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		for (p = 0; i == 1 && p < pages; p += COW_EVERY)
 			pattern_fill(m + p * BLK, BLK, seed, HOG_COW_STREAM,
 				     p * BLK);
