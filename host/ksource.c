@@ -230,9 +230,13 @@ static const char *in_tree_build(const char *tree)
 	return NULL;
 }
 
-/* The tree's state as the build key sees it, into s->version. */
-static void tree_version(struct ksource *s)
+/*
+ * The tree's state as the build key sees it, into s->version; an
+ * unpacked tree's file listing into files, if given (what to copy).
+ */
+static void tree_version(struct ksource *s, struct strbuf *files)
 {
+	struct strbuf own = { 0 };
 	char hex[65];
 
 	if (s->git) {
@@ -244,11 +248,11 @@ static void tree_version(struct ksource *s)
 				       s->dirty ? " uncommitted " : "",
 				       s->dirty ? s->dirty : "");
 	} else {
-		struct strbuf files = { 0 };
-
-		tree_files(s->tree, &files);
-		sha256_hex(files.buf, files.len, hex);
-		sb_free(&files);
+		if (!files)
+			files = &own;
+		tree_files(s->tree, files);
+		sha256_hex(files->buf, files->len, hex);
+		sb_free(&own);
 		s->version = xasprintf("%s %s files %.16s", s->tree, s->release,
 				       hex);
 	}
@@ -280,7 +284,7 @@ static void tree_resolve(const char *arg, struct ksource *s)
 	if (built)
 		die("--kernel %s: the tree holds an in-tree build (%s), which kbuild refuses to build out of tree from: run 'make mrproper' there, or give a git tree",
 		    arg, built);
-	tree_version(s);
+	tree_version(s, NULL);
 	free(mk);
 	free(kc);
 	free(x86);
@@ -348,10 +352,14 @@ char *ksource_tree(const struct ksource *s, const char *build)
 	return s->tree ? xstrdup(s->tree) : pristine_tree(s, build);
 }
 
-/* The files to copy from a tree, NUL-separated, into path. */
-static void file_list(const struct ksource *s, const char *path)
+/*
+ * The files to copy from a tree, NUL-separated, into path: a git tree's
+ * from git, an unpacked one's from all (tree_version()'s listing).
+ */
+static void file_list(const struct ksource *s, struct strbuf *all,
+		      const char *path)
 {
-	struct strbuf keep = { 0 }, all = { 0 };
+	struct strbuf keep = { 0 };
 	char *out = NULL, *p;
 	struct stat st;
 
@@ -359,9 +367,9 @@ static void file_list(const struct ksource *s, const char *path)
 		out = git(s, "ls-files", "-z", "--cached", "--others",
 			  "--exclude-standard");
 	} else {
-		tree_files(s->tree, &all);
-		sb_add(&all, "", 1);
-		out = all.buf;
+		sb_add(all, "", 1);
+		out = all->buf;
+		all->buf = NULL;
 	}
 	for (p = out; *p; p += strlen(p) + 1) {
 		char *full = xasprintf("%s/%s", s->tree, p);
@@ -389,6 +397,7 @@ void ksource_copy(const struct ksource *s, const char *build,
 	char *cpio[] = { "sh", "-c",
 			 "cd \"$1\" && exec cpio -0pdlm --quiet \"$2\" < \"$3\"",
 			 "sh", s->tree, (char *)dest, NULL, NULL };
+	struct strbuf files = { 0 };
 	struct ksource now;
 	char *src, *list;
 
@@ -402,12 +411,12 @@ void ksource_copy(const struct ksource *s, const char *build,
 	}
 	/* The key was taken at the start: the tree must be as it was then. */
 	now = *s;
-	tree_version(&now);
+	tree_version(&now, &files);
 	if (strcmp(now.version, s->version))
 		die("--kernel %s: the tree changed since this run began (was %s, now %s): run again",
 		    s->name, s->version, now.version);
 	list = xasprintf("%s.files", dest);
-	file_list(s, list);
+	file_list(s, &files, list);
 	cpio[6] = list;
 	if (mkdir_p(dest) || run_argv(cpio, NULL, log)) {
 		unlink(list);
