@@ -23,14 +23,6 @@
 #include "kconfig.h"
 #include "ksource.h"
 
-static void trim(char *s)
-{
-	char *e = s + strlen(s);
-
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-		*--e = 0;
-}
-
 char *series_file(const char *dir, const char *kseries)
 {
 	char *own = kseries ? xasprintf("%s/series-%s", dir, kseries) : NULL;
@@ -60,7 +52,7 @@ int series_read(const char *dir, const char *kseries, int limit,
 	     line = strtok_r(NULL, "\n", &save)) {
 		lineno++;
 		line += strspn(line, " \t");
-		trim(line);
+		trim_end(line);
 		if (!*line || *line == '#')
 			continue;
 		if (limit >= 0 && *n == limit)

@@ -19,14 +19,6 @@
 
 #include "kconfig.h"
 
-static void trim(char *s)
-{
-	char *e = s + strlen(s);
-
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-		*--e = 0;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -146,7 +138,7 @@ int kconfig_check(const char *frag_name, const char *frag, const char *config,
 		bool off, ok;
 
 		lineno++;
-		trim(line);
+		trim_end(line);
 		if (!name || (line[0] == '#' && !strstr(line, " is not set")))
 			continue;
 		off = wants_off(line);

@@ -399,3 +399,11 @@ void install_stop_handlers(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 }
+
+void trim_end(char *s)
+{
+	char *e = s + strlen(s);
+
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		*--e = 0;
+}

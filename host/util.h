@@ -21,6 +21,8 @@ char *read_file(const char *path, size_t *len);
 /* Write via a temporary and rename, so no half-written file is left. */
 int write_file_atomic(const char *path, const void *data, size_t len);
 int mkdir_p(const char *path);
+/* Cut trailing blanks and a CR off s, in place. */
+void trim_end(char *s);
 int rm_rf(const char *path);
 bool path_exists(const char *path);
 double now_s(void);
