@@ -10,11 +10,9 @@
  * reclaim, since new chunks are mapped to cache zones first.
  */
 #define _GNU_SOURCE
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "dmz-format.h"
 #include "stack.h"
@@ -44,56 +42,6 @@ static void status(char *out, size_t len)
 	fprintf(stderr, "dm-zoned status: %s\n", out);
 }
 
-/* Flip one byte of a super block's reserved area: its crc no longer holds. */
-static int corrupt_sb(const char *dev, unsigned long long off)
-{
-	int fd = open(dev, O_RDWR | O_DIRECT | O_CLOEXEC), ret = -1;
-	void *blk = NULL;
-
-	if (fd < 0 || posix_memalign(&blk, DMZ_BLOCK_SIZE, DMZ_BLOCK_SIZE))
-		goto out;
-	if (pread(fd, blk, DMZ_BLOCK_SIZE, off) != DMZ_BLOCK_SIZE)
-		goto out;
-	((unsigned char *)blk)[300] ^= 0x5a;
-	if (pwrite(fd, blk, DMZ_BLOCK_SIZE, off) == DMZ_BLOCK_SIZE && !fsync(fd))
-		ret = 0;
-out:
-	free(blk);
-	if (fd >= 0)
-		close(fd);
-	return ret;
-}
-
-/*
- * probe=bad-primary: break the primary super block's crc and load the
- * table.  dm-zoned should find the secondary set (dmz_lookup_secondary_sb)
- * and recover the primary from it.  On 6.1 with a regular cache device it
- * oopses instead: the lookup walks nr_rnd_zones, which is 0 when the
- * regular device provides cache zones, so it fails with sb[1].dev NULL
- * and dmz_load_sb's dmz_dev_err(zmd->sb[1].dev, ...) dereferences it.
- * A reproducer, so in no topology by default.
- */
-static int probe_bad_primary(struct stack *s, const char *cache,
-			     const char *zoned, struct dmz_geom *g, char *msg,
-			     size_t len)
-{
-	char table[256], m[256];
-
-	snprintf(table, sizeof(table), "0 %llu zoned %s %s\n",
-		 (unsigned long long)g->target_sectors, cache, zoned);
-	if (corrupt_sb(cache, g->sb_offset[0])) {
-		snprintf(msg, len, "cannot corrupt the primary super block");
-		return -1;
-	}
-	if (dm_create(s, "dmz-probe", table, m, sizeof(m))) {
-		snprintf(msg, len, "dm-zoned refused a broken primary with a good secondary set: %s", m);
-		return -1;
-	}
-	dm_remove("dmz-probe", m, sizeof(m));
-	s->top[0] = 0;
-	return dmz_format_devices(cache, zoned, "dmz-test", g, msg, len);
-}
-
 static int zoned_build(struct stack *s, const struct layer *l, char *msg,
 		       size_t len)
 {
@@ -115,10 +63,8 @@ static int zoned_build(struct stack *s, const struct layer *l, char *msg,
 	}
 	memset(&g, 0, sizeof(g));
 	g.want_reserved_seq = atoi(layer_get(l, "reserved", "0"));
+	g.want_meta_zones = atoi(layer_get(l, "meta-zones", "0"));
 	if (dmz_format_devices(cache, zoned, "dmz-test", &g, msg, len))
-		return -1;
-	if (!strcmp(layer_get(l, "probe", ""), "bad-primary") &&
-	    probe_bad_primary(s, cache, zoned, &g, msg, len))
 		return -1;
 	fprintf(stderr, "dmz-format: %s + %s (%s): %u+%u zones of %llu MiB, %u meta zones x2 (%u blocks: 1 sb, %u map, %u bitmap), %u reserved seq, %u chunks\n",
 		cache, zoned, zm, g.nr_cache_zones, g.nr_zoned_zones,
@@ -130,10 +76,9 @@ static int zoned_build(struct stack *s, const struct layer *l, char *msg,
 	if (dm_create(s, "dmz0", table, msg, len))
 		return -1;
 	status(st, sizeof(st));
-	snprintf(msg, len, "%s: dm-zoned %s + %s (%s), %u chunks = %llu MiB%s; status: %s",
+	snprintf(msg, len, "%s: dm-zoned %s + %s (%s), %u chunks = %llu MiB, %u metadata zone(s) per set; status: %s",
 		 s->top, cache, zoned, zm, g.nr_chunks,
-		 (unsigned long long)g.target_sectors >> 11,
-		 layer_get(l, "probe", NULL) ? "; secondary set recovered a broken primary" : "",
+		 (unsigned long long)g.target_sectors >> 11, g.nr_meta_zones,
 		 st);
 	return 0;
 }
@@ -177,7 +122,7 @@ static const struct layer_kind dm_zoned = {
 	.what = "dm-zoned v2 over a regular cache disk and a zoned disk, formatted by stacks/dmz-format.c (dmsetup)",
 	.keys = {
 		{ "reserved", 'n', NULL },
-		{ "probe", 'e', "bad-primary" },
+		{ "meta-zones", 'n', NULL },
 	},
 	.tools = { "dmsetup" },
 	.disks = zoned_disks,

@@ -56,7 +56,7 @@ static uint32_t div_up(uint64_t a, uint64_t b)
 int dmz_geometry(struct dmz_geom *g, char *err, size_t len)
 {
 	uint64_t zs = g->zone_sectors;
-	uint32_t seq, useable, mz = 1, mb = 0, chunks = 0, map = 0;
+	uint32_t seq, useable, mz, mb = 0, chunks = 0, map = 0;
 	long long avail = 0;
 	int i;
 
@@ -99,6 +99,7 @@ int dmz_geometry(struct dmz_geom *g, char *err, size_t len)
 	}
 	/* Only the full regular zones hold data; the runt is offline. */
 	useable = g->nr_cache_full + g->nr_zoned_zones;
+	mz = g->want_meta_zones > 1 ? g->want_meta_zones : 1;
 	/* Chunks shrink as metadata zones grow: iterate to a fixed point. */
 	for (i = 0; i < 64; i++) {
 		uint32_t nmz;
@@ -112,7 +113,14 @@ int dmz_geometry(struct dmz_geom *g, char *err, size_t len)
 			break;
 		mz = nmz;
 	}
-	/* The kernel derives the zone count from nr_meta_blocks. */
+	/*
+	 * The kernel derives the zone count from nr_meta_blocks.  A larger
+	 * set (want_meta_zones) is what a device with many more zones gets:
+	 * the blocks past the bitmaps are never read but are copied when a
+	 * set is recovered from the other.
+	 */
+	if (div_up(mb, g->zone_nr_blocks) < g->want_meta_zones)
+		mb = (g->want_meta_zones - 1) * g->zone_nr_blocks + 1;
 	g->nr_meta_zones = div_up(mb, g->zone_nr_blocks);
 	g->nr_meta_blocks = mb;
 	g->nr_map_blocks = map;
@@ -294,11 +302,12 @@ int dmz_format_devices(const char *cache, const char *zoned,
 		struct blk_zone_report r;
 		struct blk_zone z;
 	} rep;
-	uint32_t want = g->want_reserved_seq;
+	uint32_t want = g->want_reserved_seq, want_mz = g->want_meta_zones;
 	int cfd, zfd, ret = -1;
 
 	memset(g, 0, sizeof(*g));
 	g->want_reserved_seq = want;
+	g->want_meta_zones = want_mz;
 	cfd = open(cache, O_RDWR | O_DIRECT | O_CLOEXEC);
 	if (cfd < 0) {
 		snprintf(err, len, "dm-zoned: cannot open %s: %s", cache,

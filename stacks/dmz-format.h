@@ -47,6 +47,7 @@ struct dmz_geom {
 	uint64_t cache_sectors;		/* capacity of the regular device */
 	uint32_t nr_zoned_zones;	/* zones of the zoned device */
 	uint32_t want_reserved_seq;	/* 0: a default */
+	uint32_t want_meta_zones;	/* 0: as few as the metadata needs */
 	/* Outputs of dmz_geometry(). */
 	uint32_t zone_nr_blocks;
 	uint32_t zone_nr_bitmap_blocks;
@@ -90,7 +91,7 @@ int dmz_format(int cache_fd, int zoned_fd, struct dmz_geom *g,
 	       const char *label, char *err, size_t len);
 /*
  * The same on two device paths, geometry read from the devices; only
- * g->want_reserved_seq is an input.
+ * g->want_reserved_seq and g->want_meta_zones are inputs.
  */
 int dmz_format_devices(const char *cache, const char *zoned,
 		       const char *label, struct dmz_geom *g, char *err,

@@ -6,19 +6,83 @@
  * is removed and created again from its own table; the filesystem must be
  * clean for its checker and the files must read back.  For dm-zoned this
  * is its metadata: the chunk mapping, written back when the target goes.
+ *
+ * option = recreate-break=primary-sb (dm-zoned with a regular device):
+ * between removal and creation one byte of the primary super block (block
+ * 0 of the regular device) is changed, so its crc fails.  dm-zoned must
+ * find the secondary set, recover the primary from it and load; the
+ * primary must hold a valid super block again afterwards.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/swap.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "dmz-format.h"
 #include "stacktest.h"
 
+static const char meta_node[] = "/tmp/dmz-meta";
 
-static int recreate(const char *name, const char *node)
+/*
+ * The metadata device of a dm-zoned table "0 SIZE zoned MAJ:MIN MAJ:MIN"
+ * (the regular device first) as a node of our own; -1 if the table is
+ * not dm-zoned over two devices.
+ */
+static int zoned_meta_node(const char *table)
+{
+	unsigned int maj, min, zmaj, zmin;
+	const char *p = strstr(table, " zoned ");
+
+	if (!p || sscanf(p, " zoned %u:%u %u:%u", &maj, &min, &zmaj, &zmin) != 4)
+		return -1;
+	unlink(meta_node);
+	return mknod(meta_node, S_IFBLK | 0600, makedev(maj, min));
+}
+
+/* The primary super block: 1 if its crc holds, 0 if not, -1 on error. */
+static int primary_sb_ok(void)
+{
+	int fd = open(meta_node, O_RDONLY | O_DIRECT | O_CLOEXEC), ok = -1;
+	void *blk = NULL;
+
+	if (fd >= 0 && !posix_memalign(&blk, DMZ_BLOCK_SIZE, DMZ_BLOCK_SIZE) &&
+	    pread(fd, blk, DMZ_BLOCK_SIZE, 0) == DMZ_BLOCK_SIZE)
+		ok = dmz_sb_crc_ok(blk);
+	free(blk);
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* Change one byte of the primary super block's reserved area. */
+static int break_primary_sb(void)
+{
+	int fd = open(meta_node, O_RDWR | O_DIRECT | O_CLOEXEC), ret = -1;
+	unsigned char *blk = NULL;
+
+	if (fd >= 0 && !posix_memalign((void **)&blk, DMZ_BLOCK_SIZE, DMZ_BLOCK_SIZE) &&
+	    pread(fd, blk, DMZ_BLOCK_SIZE, 0) == DMZ_BLOCK_SIZE) {
+		blk[300] ^= 0x5a;
+		if (pwrite(fd, blk, DMZ_BLOCK_SIZE, 0) == DMZ_BLOCK_SIZE &&
+		    !fsync(fd))
+			ret = 0;
+	}
+	free(blk);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+
+/* *broken: whether brk broke the primary super block while it was down. */
+static int recreate(const char *name, const char *node, int brk, int *broken)
 {
 	const char *table[] = { "dmsetup", "table", "--showkeys", name, NULL };
 	const char *rm[] = { "dmsetup", "remove", "--noudevsync", name, NULL };
@@ -33,7 +97,12 @@ static int recreate(const char *name, const char *node)
 		return -1;
 	ktap_diag("table: %.*s", (int)strcspn(text, "\n"), text);
 	f = fopen(path, "w");
-	if (!f || fputs(text, f) < 0 || fclose(f) || run(rm) || run(create))
+	if (!f || fputs(text, f) < 0 || fclose(f) || run(rm))
+		return -1;
+	if (brk)
+		*broken = !zoned_meta_node(text) && primary_sb_ok() == 1 &&
+			  !break_primary_sb() && primary_sb_ok() == 0;
+	if (run(create))
 		return -1;
 	if (access(node, F_OK))
 		run(mk);
@@ -54,10 +123,11 @@ static int test_main(void)
 	const char *type = env_or("STACK_FSTYPE", ""), *swap = env_or("STACK_SWAPFILE", "");
 	const char *name = strrchr(dev, '/');
 	uint64_t seed = env_seed();
+	int brk = !strcmp(env_or("STACK_OPT_RECREATE_BREAK", ""), "primary-sb");
 	struct ktap_out k;
-	int ok;
+	int ok, broken = 0;
 
-	ktap_begin(&k, 4);
+	ktap_begin(&k, brk ? 6 : 4);
 	if (!*mnt || strncmp(dev, "/dev/mapper/", 12)) {
 		ktap_diag("needs a filesystem straight on a dm device (have '%s')", dev);
 		ktap_result(&k, 0, "filesystem on /dev/mapper/NAME");
@@ -69,9 +139,15 @@ static int test_main(void)
 	if (*swap && swapoff(swap))
 		ktap_diag("swapoff %s: %s", swap, strerror(errno));
 	status(name, "before removal");
-	ok = !umount(mnt) && !recreate(name, dev);
+	ok = !umount(mnt) && !recreate(name, dev, brk, &broken);
+	if (brk)
+		ktap_result(&k, broken, "primary super block broken (its crc fails) while %s was down",
+			    name);
 	status(name, "created again");
 	ktap_result(&k, ok, "%s removed and created again from its table", name);
+	if (brk)
+		ktap_result(&k, ok && primary_sb_ok() == 1,
+			    "dm-zoned recovered the primary super block from the secondary set");
 	ktap_result(&k, ok && !fs_check(dev, type), "%s is clean (%s)", type,
 		    fs_checker(type));
 	ok = ok && !mount_fs(dev, mnt, type, 0) && !datafiles_verify(mnt, seed);

@@ -147,6 +147,35 @@ static void expect_refused(struct dmz_geom g, const char *want,
 	CHECK(rc == -1 && strstr(err, want), "%s refused: %s", what, err);
 }
 
+/*
+ * meta-zones=2: each set padded to two zones (what a device with many
+ * more zones gets), the secondary set then starts at zone 2, where
+ * dm-zoned's search for it after a bad primary steps past zone 1.
+ */
+static void test_meta_zones(void)
+{
+	struct dmz_geom g = geom(192, 16 * MIB, 16), one = g;
+	char err[256] = "";
+
+	g.want_meta_zones = 2;
+	CHECK(!dmz_geometry(&g, err, sizeof(err)) && !dmz_geometry(&one, err, sizeof(err)),
+	      "192M cache + 16 zones: one and two metadata zones per set %s", err);
+	CHECK(one.nr_meta_zones == 1 && g.nr_meta_zones == 2,
+	      "metadata zones per set: 1 by default, 2 when asked (got %u, %u)",
+	      one.nr_meta_zones, g.nr_meta_zones);
+	CHECK(g.nr_meta_blocks == 4097 && g.sb_block[1] == 2 * 4096,
+	      "2 zones: nr_meta_blocks 4097 (the kernel rounds it up to 2 zones), secondary sb at block 8192 (got %u, %llu)",
+	      g.nr_meta_blocks, (unsigned long long)g.sb_block[1]);
+	CHECK(g.nr_map_blocks == one.nr_map_blocks &&
+	      g.nr_chunks == one.nr_chunks - 2,
+	      "same mapping blocks, 2 chunks fewer for the 2 extra metadata zones (%u, %u of %u)",
+	      g.nr_map_blocks, g.nr_chunks, one.nr_chunks);
+	g = geom(64, 16 * MIB, 16);
+	g.want_meta_zones = 2;
+	expect_refused(g, "cache device too small",
+		       "2 metadata zones per set on a 64M cache (4 zones)");
+}
+
 static void test_bad_geometry(void)
 {
 	expect_refused(geom(192, 24 * MIB, 16), "not a power of two",
@@ -289,6 +318,7 @@ int main(void)
 	test_layout();
 	test_crc();
 	test_bad_geometry();
+	test_meta_zones();
 	test_format_images();
 	printf("dmz: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
