@@ -17,14 +17,18 @@ void report_matrix(struct series_report *sr, int ns, int nt,
 		   const struct expect *e, int *met, int *unmet)
 {
 	char why[160], cell[64];
-	int s, t;
+	int s, t, w = 18;
 
-	printf("\n%-18s", "topology");
+	/* The first column as wide as the longest topology name. */
+	for (t = 0; t < nt; t++)
+		if ((int)strlen(sr[0].res[t].name) > w)
+			w = strlen(sr[0].res[t].name);
+	printf("\n%-*s", w, "topology");
 	for (s = 0; s < ns; s++)
 		printf(" | %-26s", sr[s].name);
 	printf("\n");
 	for (t = 0; t < nt; t++) {
-		printf("%-18s", sr[0].res[t].name);
+		printf("%-*s", w, sr[0].res[t].name);
 		for (s = 0; s < ns; s++) {
 			const struct expect_rule *r = e->n ?
 				expect_find(e, sr[s].name, sr[s].res[t].name) : NULL;
