@@ -46,40 +46,33 @@ static int zoned_meta_node(const char *table)
 	return mknod(meta_node, S_IFBLK | 0600, makedev(maj, min));
 }
 
-/* The primary super block: 1 if its crc holds, 0 if not, -1 on error. */
-static int primary_sb_ok(void)
+/*
+ * The primary super block (block 0 of the metadata device), with one byte
+ * of its reserved area changed first if brk: 1 if its crc holds as read
+ * back from the device, 0 if not, -1 on error.
+ */
+static int primary_sb(bool brk)
 {
-	int fd = open(meta_node, O_RDONLY | O_DIRECT | O_CLOEXEC), ok = -1;
-	void *blk = NULL;
+	int fd = open(meta_node, (brk ? O_RDWR : O_RDONLY) | O_DIRECT | O_CLOEXEC);
+	unsigned char *blk = NULL;
+	int ok = -1;
 
-	if (fd >= 0 && !posix_memalign(&blk, DMZ_BLOCK_SIZE, DMZ_BLOCK_SIZE) &&
-	    pread(fd, blk, DMZ_BLOCK_SIZE, 0) == DMZ_BLOCK_SIZE)
-		ok = dmz_sb_crc_ok(blk);
+	if (fd < 0 || posix_memalign((void **)&blk, DMZ_BLOCK_SIZE, DMZ_BLOCK_SIZE) ||
+	    pread(fd, blk, DMZ_BLOCK_SIZE, 0) != DMZ_BLOCK_SIZE)
+		goto out;
+	if (brk) {
+		blk[300] ^= 0x5a;
+		if (pwrite(fd, blk, DMZ_BLOCK_SIZE, 0) != DMZ_BLOCK_SIZE ||
+		    fsync(fd) || pread(fd, blk, DMZ_BLOCK_SIZE, 0) != DMZ_BLOCK_SIZE)
+			goto out;
+	}
+	ok = dmz_sb_crc_ok(blk);
+out:
 	free(blk);
 	if (fd >= 0)
 		close(fd);
 	return ok;
 }
-
-/* Change one byte of the primary super block's reserved area. */
-static int break_primary_sb(void)
-{
-	int fd = open(meta_node, O_RDWR | O_DIRECT | O_CLOEXEC), ret = -1;
-	unsigned char *blk = NULL;
-
-	if (fd >= 0 && !posix_memalign((void **)&blk, DMZ_BLOCK_SIZE, DMZ_BLOCK_SIZE) &&
-	    pread(fd, blk, DMZ_BLOCK_SIZE, 0) == DMZ_BLOCK_SIZE) {
-		blk[300] ^= 0x5a;
-		if (pwrite(fd, blk, DMZ_BLOCK_SIZE, 0) == DMZ_BLOCK_SIZE &&
-		    !fsync(fd))
-			ret = 0;
-	}
-	free(blk);
-	if (fd >= 0)
-		close(fd);
-	return ret;
-}
-
 
 /* *broken: whether brk broke the primary super block while it was down. */
 static int recreate(const char *name, const char *node, int brk, int *broken)
@@ -100,8 +93,8 @@ static int recreate(const char *name, const char *node, int brk, int *broken)
 	if (!f || fputs(text, f) < 0 || fclose(f) || run(rm))
 		return -1;
 	if (brk)
-		*broken = !zoned_meta_node(text) && primary_sb_ok() == 1 &&
-			  !break_primary_sb() && primary_sb_ok() == 0;
+		*broken = !zoned_meta_node(text) && primary_sb(false) == 1 &&
+			  primary_sb(true) == 0;
 	if (run(create))
 		return -1;
 	if (access(node, F_OK))
@@ -146,7 +139,7 @@ static int test_main(void)
 	status(name, "created again");
 	ktap_result(&k, ok, "%s removed and created again from its table", name);
 	if (brk)
-		ktap_result(&k, ok && primary_sb_ok() == 1,
+		ktap_result(&k, ok && primary_sb(false) == 1,
 			    "dm-zoned recovered the primary super block from the secondary set");
 	ktap_result(&k, ok && !fs_check(dev, type), "%s is clean (%s)", type,
 		    fs_checker(type));
