@@ -119,15 +119,24 @@ bool drbd_connected(const struct drbd_state *st)
 	return !strcmp(st->cs, "Connected");
 }
 
-int drbd_wait(drbd_cond cond, const char *what, int seconds, char *msg,
-	      size_t len)
+int drbd_wait_drops(drbd_cond cond, const char *what, int seconds,
+		    int *drops, char *msg, size_t len)
 {
 	double end = mono_s() + seconds;
 	struct drbd_state st;
+	bool was_up = false, up;
 
+	if (drops)
+		*drops = 0;
 	for (;;) {
-		if (!drbd_state(&st) && cond(&st))
-			return 0;
+		if (!drbd_state(&st)) {
+			up = drbd_link_up(&st);
+			if (drops && was_up && !up)
+				(*drops)++;
+			was_up = up;
+			if (cond(&st))
+				return 0;
+		}
 		if (mono_s() > end)
 			break;
 		usleep(50000);
@@ -136,6 +145,12 @@ int drbd_wait(drbd_cond cond, const char *what, int seconds, char *msg,
 		 what);
 	drbd_describe(msg + strlen(msg), len - strlen(msg));
 	return -1;
+}
+
+int drbd_wait(drbd_cond cond, const char *what, int seconds, char *msg,
+	      size_t len)
+{
+	return drbd_wait_drops(cond, what, seconds, NULL, msg, len);
 }
 
 int drbdadm(const char *cmd, const char *opt)
@@ -154,11 +169,11 @@ int drbd_node(void)
 	return atoi(env_or("STACK_NODE", "0"));
 }
 
-int drbd_take_over(int seconds, char *msg, size_t len)
+int drbd_take_over(int seconds, int *drops, char *msg, size_t len)
 {
-	if (drbd_wait(drbd_peer_secondary_synced,
-		      "node0 to demote with both disks UpToDate", seconds, msg,
-		      len))
+	if (drbd_wait_drops(drbd_peer_secondary_synced,
+			    "node0 to demote with both disks UpToDate", seconds,
+			    drops, msg, len))
 		return -1;
 	if (drbdadm("primary", NULL)) {
 		snprintf(msg, len, "drbdadm primary failed");

@@ -297,6 +297,13 @@ bool drbd_connected(const struct drbd_state *st);
  */
 int drbd_wait(drbd_cond cond, const char *what, int seconds, char *msg,
 	      size_t len);
+/*
+ * drbd_wait(), counting in *drops (unless NULL) each time the link went
+ * down after it had been up: a stall DRBD ended by dropping its peer
+ * (ko-count), which the resync after the reconnect would hide.
+ */
+int drbd_wait_drops(drbd_cond cond, const char *what, int seconds,
+		    int *drops, char *msg, size_t len);
 /* drbdadm CMD r0 (and one option, or NULL); its exit status. */
 int drbdadm(const char *cmd, const char *opt);
 /* STACK_NODE: 0 for the node that goes primary first, 1 for its peer. */
@@ -304,9 +311,10 @@ int drbd_node(void);
 
 /*
  * The peer's turn (node1): wait until node0 has demoted with both disks
- * UpToDate, then promote.  0 when this node is primary.
+ * UpToDate, then promote.  0 when this node is primary.  *drops (unless
+ * NULL): the times the link went down meanwhile.
  */
-int drbd_take_over(int seconds, char *msg, size_t len);
+int drbd_take_over(int seconds, int *drops, char *msg, size_t len);
 /* Online verify of the whole device; its out-of-sync KiB in *oos. */
 int drbd_online_verify(long long *oos, char *msg, size_t len);
 

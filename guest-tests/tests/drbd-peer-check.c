@@ -4,6 +4,9 @@
  * above DRBD and torn it down, take over and check the peer's copy: the
  * filesystem is clean for its checker, the data files node0's tests left
  * read back intact, and an online verify finds the copies identical.
+ * And the link stayed up meanwhile: a write the peer never acknowledged
+ * within ko-count makes node0 drop it, and the resync after the
+ * reconnect leaves both copies equal, so only the drop itself shows it.
  * STACK_ABOVE names node0's layers above DRBD ("ext4 swapfile").
  */
 #define _GNU_SOURCE
@@ -56,12 +59,15 @@ static int test_main(void)
 	char msg[256];
 	long long oos;
 	struct ktap_out k;
-	int ok;
+	int ok, drops;
 
-	ktap_begin(&k, 5);
-	ok = !drbd_take_over(PEER_S, msg, sizeof(msg));
+	ktap_begin(&k, 6);
+	ok = !drbd_take_over(PEER_S, &drops, msg, sizeof(msg));
 	ktap_diag("%s", msg);
 	ktap_result(&k, ok, "took over as primary after node0's tests");
+	ktap_result(&k, drops == 0,
+		    "the link stayed up while node0 ran its tests (%d drops)",
+		    drops);
 	if (ok && fs) {
 		ktap_result(&k, !fs_check(DRBD_DEV, fs), "node0's %s is clean here (%s)",
 			    fs, fs_checker(fs));

@@ -265,7 +265,7 @@ static int peer_part(struct ktap_out *k)
 	long long oos;
 	int fd, ok;
 
-	ok = !drbd_take_over(PEER_S, msg, sizeof(msg));
+	ok = !drbd_take_over(PEER_S, NULL, msg, sizeof(msg));
 	ktap_diag("%s", msg);
 	ktap_result(k, ok, "took over as primary after node0's part");
 	fd = ok ? open_dev(O_RDONLY, &buf) : -1;
