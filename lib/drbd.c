@@ -119,8 +119,13 @@ bool drbd_connected(const struct drbd_state *st)
 	return !strcmp(st->cs, "Connected");
 }
 
-int drbd_wait_drops(drbd_cond cond, const char *what, int seconds,
-		    int *drops, char *msg, size_t len)
+/*
+ * drbd_wait(), counting in *drops (unless NULL) each time the link went
+ * down after it had been up: a stall DRBD ended by dropping its peer
+ * (ko-count), which the resync after the reconnect would hide.
+ */
+static int drbd_wait_drops(drbd_cond cond, const char *what, int seconds,
+			   int *drops, char *msg, size_t len)
 {
 	double end = mono_s() + seconds;
 	struct drbd_state st;

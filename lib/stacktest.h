@@ -297,13 +297,6 @@ bool drbd_connected(const struct drbd_state *st);
  */
 int drbd_wait(drbd_cond cond, const char *what, int seconds, char *msg,
 	      size_t len);
-/*
- * drbd_wait(), counting in *drops (unless NULL) each time the link went
- * down after it had been up: a stall DRBD ended by dropping its peer
- * (ko-count), which the resync after the reconnect would hide.
- */
-int drbd_wait_drops(drbd_cond cond, const char *what, int seconds,
-		    int *drops, char *msg, size_t len);
 /* drbdadm CMD r0 (and one option, or NULL); its exit status. */
 int drbdadm(const char *cmd, const char *opt);
 /* STACK_NODE: 0 for the node that goes primary first, 1 for its peer. */
