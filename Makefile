@@ -122,11 +122,21 @@ prove-findings-drbd: all
 	./runner --kernel $(KERNEL) --topology topologies/known-issues/drbd-reclaim.ini \
 		--series patches/fix-drbd-memalloc --repeat $(FINDINGS_RUNS)
 
+# Swap on dm-zoned under global pressure: likewise, the fix in each of
+# FINDINGS_RUNS runs; then the fix with a metadata cache capped at 8
+# blocks (a test-only patch), so that its recycle, flush and retry
+# fallback carries every new metadata block, under dm-zoned's tests.
+prove-findings-dmz: all
+	./runner --kernel $(KERNEL) --topology topologies/known-issues/dm-zoned-reclaim.ini \
+		--series patches/fix-dmz-reclaim --repeat $(FINDINGS_RUNS)
+	./runner --kernel $(KERNEL) --topology dm-zoned,topologies/known-issues/dm-zoned-reclaim.ini \
+		--series patches/fix-dmz-reclaim-tight-cache
+
 # Every finding on each kernel: the deterministic ones unfixed and fixed,
-# the DRBD one fixed.
+# the reclaim ones fixed.
 findings: all
 	@st=0; for k in $(PROVE_KERNELS); do \
-		$(MAKE) -s prove-findings prove-findings-drbd KERNEL=$$k || st=1; \
+		$(MAKE) -k -s prove-findings prove-findings-drbd prove-findings-dmz KERNEL=$$k || st=1; \
 	done; exit $$st
 
 # The history matrix: the seed series ported to 6.1, before, after, fixed.
@@ -142,4 +152,4 @@ bench: all
 clean:
 	rm -rf $(B)/obj $(B)/bin $(B)/guest
 
-.PHONY: all check prove prove-swap prove-durability prove-live prove-findings prove-findings-drbd findings history bench clean
+.PHONY: all check prove prove-swap prove-durability prove-live prove-findings prove-findings-drbd prove-findings-dmz findings history bench clean
