@@ -112,15 +112,11 @@ finding() {
 }
 
 for k in $kernels; do
-	case $k in
-	linux-source-6.12) col=5 ;;
-	*) col=4 ;;
-	esac
 	while read -r name topo fix g1 g2; do
 		[ -n "$name" ] || continue
 		[ -z "$only" ] || [ "$only" = "$name" ] || continue
 		gate=$g1
-		[ "$col" = 5 ] && gate=$g2
+		[ "$k" = linux-source-6.12 ] && gate=$g2
 		[ "$gate" = - ] && continue
 		finding "$name" "$topo" "$fix" "$k" "$gate"
 	done <<<"$findings"
