@@ -50,7 +50,7 @@ int expect_load(const char *path, struct expect *e, char *err, size_t len)
 	}
 	if (line > 0) {
 		snprintf(err, len, "%s:%d: %s", path, line,
-			 ls.msg[0] ? ls.msg : "syntax error");
+			 ls.msg[0] ? ls.msg : ini_syntax_why(path, line));
 		return -1;
 	}
 	return 0;

@@ -333,7 +333,7 @@ int topo_load(const char *path, struct topology *t, char *err, size_t errlen)
 	}
 	if (line > 0) {
 		snprintf(err, errlen, "%s:%d: %s", path, line,
-			 ps.msg[0] ? ps.msg : "syntax error");
+			 ps.msg[0] ? ps.msg : ini_syntax_why(path, line));
 		return -1;
 	}
 	bad = check_layers(t);

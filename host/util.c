@@ -17,6 +17,8 @@
 #include <unistd.h>
 #include <openssl/evp.h>
 
+#include <ini.h>
+
 #include "util.h"
 
 volatile int stop_requested;
@@ -406,4 +408,38 @@ void trim_end(char *s)
 
 	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
 		*--e = 0;
+}
+
+/* Length of line LINE (from 1) of TEXT, 0 past its end. */
+static size_t line_len(const char *text, int line)
+{
+	const char *p = text;
+
+	for (; p && *p && line > 1; line--) {
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	return p ? strcspn(p, "\n") : 0;
+}
+
+const char *ini_syntax_why(const char *path, int line)
+{
+	static char why[128];
+	char *text = read_file(path, NULL);
+	size_t n = 0;
+	int l;
+
+	/* inih cuts a long line and reads its tail as the next line. */
+	for (l = line > 1 ? line - 1 : line; text && l <= line; l++) {
+		n = line_len(text, l);
+		if (n >= INI_MAX_LINE - 1)
+			break;
+	}
+	free(text);
+	if (n < INI_MAX_LINE - 1)
+		return "syntax error (want [section] or key = value)";
+	snprintf(why, sizeof(why),
+		 "line %d has %zu characters; the INI reader (inih) takes at most %d",
+		 l, n, INI_MAX_LINE - 2);
+	return why;
 }

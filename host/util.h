@@ -21,6 +21,12 @@ char *read_file(const char *path, size_t *len);
 /* Write via a temporary and rename, so no half-written file is left. */
 int write_file_atomic(const char *path, const void *data, size_t len);
 int mkdir_p(const char *path);
+/*
+ * Why ini_parse() stopped at LINE of PATH when the handler left no
+ * message: inih's own errors, a line too long for its buffer or a line
+ * that is neither a section nor a key.
+ */
+const char *ini_syntax_why(const char *path, int line);
 /* Cut trailing blanks and a CR off s, in place. */
 void trim_end(char *s);
 int rm_rf(const char *path);

@@ -84,6 +84,8 @@ static void test_topology(void)
 	topo_error("bad-option.ini", "bad-option.ini:6: option = Frozen io=none: want NAME=VALUE");
 	topo_error("bad-known-issue.ini",
 		   "bad-known-issue.ini:6: known-issue = 6.12 swap-shared: want 'X.Y TEST why'");
+	topo_error("long-line.ini",
+		   "long-line.ini:7: line 6 has 234 characters; the INI reader (inih) takes at most 198");
 	topo_error("three-nodes.ini", "three-nodes.ini:4: nodes = 3: want 1, or 2");
 	topo_error("md-on-crypt.ini", "layer 2 (md level=raid1): md goes on free disks, not on the layer below");
 	topo_error("swapfile-no-fs.ini", "layer 2 (swapfile size=64M) needs a filesystem below it");
