@@ -7,7 +7,9 @@
  * inside the source tree makes kbuild use relative paths (srctree=..),
  * so compiler command lines and preprocessed output are the same for
  * every build key and ccache hits across series.  A finished build leaves an "ok" stamp; nothing is
- * rebuilt while the key is unchanged.
+ * rebuilt while the key is unchanged.  One runner builds a key at a time:
+ * it holds a lock on the key's folder, which the make it starts inherits,
+ * so a second runner waits even for a build its dead runner left behind.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -256,13 +259,40 @@ static void build_key(const struct kbuild_opts *o, struct kernel *k,
 	sb_free(&kd);
 }
 
+/*
+ * Lock DIR/lock for this build (the fd is inherited by the build's
+ * children on purpose).  Returns the fd; waits, saying so, while another
+ * runner or its orphaned make holds it.
+ */
+static int lock_build(const char *dir, const char *key)
+{
+	char *path = xasprintf("%s/lock", dir);
+	int fd = open(path, O_RDWR | O_CREAT, 0644);
+
+	if (fd < 0)
+		die("cannot open %s: %s", path, strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		printf("kernel: %s is being built by another runner; waiting for it\n",
+		       key);
+		fflush(stdout);
+		if (flock(fd, LOCK_EX)) {
+			if (errno == EINTR)
+				die("stopped while waiting for the build of %s",
+				    key);
+			die("cannot lock %s: %s", path, strerror(errno));
+		}
+	}
+	free(path);
+	return fd;
+}
+
 void kbuild(const struct kbuild_opts *o, struct kernel *k)
 {
 	char **names, *src, *tmp, *log, *stamp, *unav;
 	struct strbuf unavailable = { 0 };
 	struct fragments f;
 	double t0 = now_s();
-	int n, i;
+	int n, i, lock = -1;
 
 	memset(k, 0, sizeof(*k));
 	k->src = o->ksrc;
@@ -273,17 +303,17 @@ void kbuild(const struct kbuild_opts *o, struct kernel *k)
 	k->config = xasprintf("%s/config", k->dir);
 	stamp = xasprintf("%s/ok", k->dir);
 	unav = xasprintf("%s/unavailable", k->dir);
-	if (path_exists(stamp) && path_exists(k->bzimage)) {
-		k->cached = true;
-		k->unavailable = read_file(unav, NULL);
-		goto out;
-	}
+	if (path_exists(stamp) && path_exists(k->bzimage))
+		goto cached;
+	if (mkdir_p(k->dir))
+		die("cannot create %s: %s", k->dir, strerror(errno));
+	lock = lock_build(k->dir, k->key);
+	if (path_exists(stamp) && path_exists(k->bzimage))
+		goto cached;
 	printf("kernel: building %s (%s, %d patches from %s)\n", k->key,
 	       k->source_version, n, o->series);
 	src = xasprintf("%s/src", k->dir);
 	log = xasprintf("%s/build.log", k->dir);
-	if (mkdir_p(k->dir))
-		die("cannot create %s: %s", k->dir, strerror(errno));
 	if (!path_exists(src)) {
 		/* Patch a staging copy; only a fully patched tree is kept. */
 		tmp = xasprintf("%s/src.tmp", k->dir);
@@ -315,7 +345,13 @@ void kbuild(const struct kbuild_opts *o, struct kernel *k)
 		die("cannot write %s: %s", stamp, strerror(errno));
 	free(src);
 	free(log);
+	goto out;
+cached:
+	k->cached = true;
+	k->unavailable = read_file(unav, NULL);
 out:
+	if (lock >= 0)
+		close(lock);
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);

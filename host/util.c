@@ -400,6 +400,8 @@ void install_stop_handlers(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* runner ... | head: stop, and take the children along. */
+	sigaction(SIGPIPE, &sa, NULL);
 }
 
 void trim_end(char *s)
