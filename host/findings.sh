@@ -36,6 +36,8 @@ dmz-reclaim-capped     dm-zoned                       fix-dmz-reclaim-tight-cach
 drbd-reclaim           $ki/drbd-reclaim                fix-drbd-memalloc                some rate
 raid10-reshape-frozen  $ki/raid10-reshape-frozen       fix-raid10-frozen-reshape-offset all  -
 md-bioset              $ki/raid1-reclaim-6.12          fix-md-bioset-rescuer            -    rate
+crypt-raid1-reclaim    $ki/crypt-raid1-reclaim-6.12    fix-dmcrypt-write-noreclaim      fix  some
+raid1-delay-reclaim    $ki/raid1-delay-reclaim-6.12    fix-dmdelay-noreclaim            fix  some
 "
 
 case $runs in
