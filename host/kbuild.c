@@ -286,6 +286,12 @@ static int lock_build(const char *dir, const char *key)
 	return fd;
 }
 
+/* The key was built: its stamp and its image are there. */
+static bool built(const char *stamp, const struct kernel *k)
+{
+	return path_exists(stamp) && path_exists(k->bzimage);
+}
+
 void kbuild(const struct kbuild_opts *o, struct kernel *k)
 {
 	char **names, *src, *tmp, *log, *stamp, *unav;
@@ -303,12 +309,12 @@ void kbuild(const struct kbuild_opts *o, struct kernel *k)
 	k->config = xasprintf("%s/config", k->dir);
 	stamp = xasprintf("%s/ok", k->dir);
 	unav = xasprintf("%s/unavailable", k->dir);
-	if (path_exists(stamp) && path_exists(k->bzimage))
+	if (built(stamp, k))
 		goto cached;
 	if (mkdir_p(k->dir))
 		die("cannot create %s: %s", k->dir, strerror(errno));
 	lock = lock_build(k->dir, k->key);
-	if (path_exists(stamp) && path_exists(k->bzimage))
+	if (built(stamp, k))
 		goto cached;
 	printf("kernel: building %s (%s, %d patches from %s)\n", k->key,
 	       k->source_version, n, o->series);
