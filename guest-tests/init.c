@@ -322,29 +322,6 @@ static void trace_start(struct plan *p)
 		fprintf(stderr, "init: cannot enable the function profiler\n");
 }
 
-static long long profile_hits(const char *name)
-{
-	char path[128], line[256], fn[128];
-	long long hits, sum = 0;
-	int cpu;
-
-	for (cpu = 0;; cpu++) {
-		FILE *f;
-
-		snprintf(path, sizeof(path), TRACING "/trace_stat/function%d",
-			 cpu);
-		f = fopen(path, "r");
-		if (!f)
-			break;
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, " %127s %lld", fn, &hits) == 2 &&
-			    !strcmp(fn, name))
-				sum += hits;
-		fclose(f);
-	}
-	return sum;
-}
-
 static void trace_report(const struct plan *p)
 {
 	int i;

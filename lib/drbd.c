@@ -35,6 +35,22 @@ static void split(const char *pair, char *a, char *b, size_t len)
 	snprintf(b, len, "%s", pair[n] ? pair + n + 1 : "");
 }
 
+/*
+ * "ds:A/B C s-----": the line's last word, six flags, the first 's' for
+ * suspended I/O ('r' running).  The protocol letter C is a space when
+ * there is no network configuration (StandAlone).
+ */
+static void suspended_flag(const char *line, struct drbd_state *st)
+{
+	size_t n = strlen(line);
+
+	while (n && (line[n - 1] == '\n' || line[n - 1] == ' '))
+		n--;
+	while (n && line[n - 1] != ' ')
+		n--;
+	st->suspended = line[n] == 's';
+}
+
 int drbd_state(struct drbd_state *st)
 {
 	char line[512], pair[40];
@@ -52,6 +68,7 @@ int drbd_state(struct drbd_state *st)
 			split(pair, st->role, st->peer_role, sizeof(st->role));
 			field(line, " ds:", pair, sizeof(pair));
 			split(pair, st->disk, st->peer_disk, sizeof(st->disk));
+			suspended_flag(line, st);
 		} else if (found && strstr(line, " ns:")) {
 			st->ns = number(line, " ns:");
 			st->nr = number(line, " nr:");
@@ -127,7 +144,7 @@ bool drbd_connected(const struct drbd_state *st)
 static int drbd_wait_drops(drbd_cond cond, const char *what, int seconds,
 			   int *drops, char *msg, size_t len)
 {
-	double end = mono_s() + seconds;
+	double end = mono_s() + scaled(seconds);
 	struct drbd_state st;
 	bool was_up = false, up;
 
@@ -146,7 +163,7 @@ static int drbd_wait_drops(drbd_cond cond, const char *what, int seconds,
 			break;
 		usleep(50000);
 	}
-	snprintf(msg, len, "timeout after %d s waiting for %s: ", seconds,
+	snprintf(msg, len, "timeout after %.0f s waiting for %s: ", scaled(seconds),
 		 what);
 	drbd_describe(msg + strlen(msg), len - strlen(msg));
 	return -1;
@@ -167,6 +184,24 @@ int drbdadm(const char *cmd, const char *opt)
 		argv[3] = DRBD_RES;
 	}
 	return run(argv);
+}
+
+int drbd_lower(char *out, size_t len)
+{
+	char line[256], dev[256];
+	FILE *f = fopen("/etc/drbd.conf", "re");
+	int found = 0;
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = sscanf(line, " disk %255[^;];", dev) == 1 &&
+			dev[0] == '/' && strlen(dev) < len;
+	if (found)
+		snprintf(out, len, "%s", dev);
+	if (f)
+		fclose(f);
+	if (!found)
+		ktap_diag("no lower disk in /etc/drbd.conf");
+	return found ? 0 : -1;
 }
 
 int drbd_node(void)

@@ -191,6 +191,7 @@ int md_wait_idle(const char *md, int want_degraded, double timeout)
 {
 	double t0 = mono_s();
 
+	timeout = scaled(timeout);
 	while (!md_idle(md, want_degraded)) {
 		if (mono_s() - t0 > timeout) {
 			ktap_diag("%s not idle with degraded=%d after %.0fs",
@@ -210,6 +211,7 @@ int md_wait_started(const char *md, double timeout)
 	double t0 = mono_s();
 	char action[32];
 
+	timeout = scaled(timeout);
 	for (;;) {
 		md_attr(md, "sync_action", action, sizeof(action));
 		if (strcmp(action, "idle") || mdstat_busy(md))
@@ -479,9 +481,95 @@ static int traced_in(const char *file, const char *name)
 	return hit;
 }
 
+long long profile_hits(const char *name)
+{
+	char path[128], line[256], fn[128];
+	long long hits, sum = 0;
+	int cpu;
+
+	for (cpu = 0;; cpu++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path),
+			 "/sys/kernel/tracing/trace_stat/function%d", cpu);
+		f = fopen(path, "re");
+		if (!f)
+			break;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, " %127s %lld", fn, &hits) == 2 &&
+			    !strcmp(fn, name))
+				sum += hits;
+		fclose(f);
+	}
+	return sum;
+}
+
+long long trace_hits(const char *name)
+{
+	if (traced_in("set_ftrace_filter", name) != 1)
+		return -1;
+	return profile_hits(name);
+}
+
 void trace_diag(const char *name)
 {
 	ktap_diag("ftrace: %s available %d, in set_ftrace_filter %d", name,
 		  traced_in("available_filter_functions", name),
 		  traced_in("set_ftrace_filter", name));
+}
+
+long long dev_written_sectors(const char *dev)
+{
+	char path[96];
+	long long f[8] = { 0 };
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/sys/class/block/%s/stat", md_name(dev));
+	fp = fopen(path, "re");
+	if (!fp)
+		return -1;
+	if (fscanf(fp, "%lld %lld %lld %lld %lld %lld %lld", &f[0], &f[1],
+		   &f[2], &f[3], &f[4], &f[5], &f[6]) != 7)
+		f[6] = -1;
+	fclose(fp);
+	return f[6];
+}
+
+int wait_written(const char *dev, long long sectors, int pid)
+{
+	double t0 = mono_s();
+
+	while (dev_written_sectors(dev) < sectors) {
+		if (waitpid(pid, NULL, WNOHANG) == pid) {
+			ktap_diag("writer ended before %s had %lld sectors written",
+				  dev, sectors);
+			return -1;
+		}
+		if (mono_s() - t0 > scaled(60)) {
+			ktap_diag("writer did not get going in 60s");
+			return -1;
+		}
+		usleep(5000);
+	}
+	return 0;
+}
+
+int region_verify_while_syncing(const struct region *r, const char *md,
+				int want_degraded, const char *what,
+				int *passes)
+{
+	double t0 = mono_s();
+	int bad = 0;
+
+	*passes = 0;
+	do {
+		bad |= region_verify(r, 1, what) != 0;
+		++*passes;
+		if (mono_s() - t0 > scaled(300)) {
+			ktap_diag("%s: still syncing after %.0fs; stopped reading",
+				  md_name(md), scaled(300));
+			break;
+		}
+	} while (!bad && !md_idle(md, want_degraded));
+	return bad;
 }

@@ -161,9 +161,16 @@ double mono_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+double scaled(double seconds)
+{
+	double f = atof(env_or("STACK_OPT_TIME_SCALE", "1"));
+
+	return seconds * (f >= 1 ? f : 1);
+}
+
 int wait_path(const char *path, double seconds)
 {
-	double end = mono_s() + seconds;
+	double end = mono_s() + scaled(seconds);
 
 	while (access(path, F_OK)) {
 		if (mono_s() > end)

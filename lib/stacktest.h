@@ -95,6 +95,12 @@ long long read_ll(const char *path);
 long long vmstat(const char *name);
 void drop_caches(void);
 double mono_s(void);
+/*
+ * seconds times the kernel profile's slowdown ($STACK_OPT_TIME_SCALE: 1,
+ * or the debug profile's factor): every in-guest time bound goes
+ * through it, so a slow debug kernel is not a timeout.
+ */
+double scaled(double seconds);
 /* Wait until path exists (devices appear asynchronously); 0 when it did. */
 int wait_path(const char *path, double seconds);
 /* Mount with mount(2); logs and returns -1 on failure. */
@@ -175,6 +181,20 @@ int run_hog(uint64_t seed, long long *bytes, int shared);
  */
 int swap_round_trip(struct ktap_out *k, uint64_t seed, const char *swap,
 		    int ready, int shared);
+
+/* ---- fault injection (lib/fault.c) ---- */
+
+/*
+ * Set up injector name (fail_make_request, failslab, fail_page_alloc in
+ * /sys/kernel/debug, mounted here if need be): an eligible call fails with
+ * probability percent, silently, at most times times (-1: no limit);
+ * probability 0 leaves only /proc/PID/task/TID/fail-nth.  0 on success.
+ */
+int fault_setup(const char *name, int probability, long long times);
+/* Failures still allowed: times less the failures injected so far. */
+long long fault_times_left(const char *name);
+/* Every bio submitted to dev (/dev/vdb, a disk or partition) fails, or not. */
+int fail_disk(const char *dev, int on);
 
 /* ---- md: sysfs, bounded waits on md's own state, pattern regions ---- */
 
@@ -261,9 +281,29 @@ void region_write_gen(struct region *r, int from, int to, int gen);
  * returns the number of bad chunks (-1 on an I/O error).
  */
 int region_verify(const struct region *r, int direct, const char *what);
+/*
+ * region_verify (O_DIRECT) over and over until md is idle with
+ * want_degraded (-1: any), or a mismatch, or 300 s; *passes counts them.
+ * Non-zero on a mismatch.
+ */
+int region_verify_while_syncing(const struct region *r, const char *md,
+				int want_degraded, const char *what,
+				int *passes);
+/* Sectors written to block device dev (/sys/class/block/NAME/stat). */
+long long dev_written_sectors(const char *dev);
+/* Wait (60 s, scaled) until dev has sectors written; -1 if pid ended first. */
+int wait_written(const char *dev, long long sectors, int pid);
 
 /* Whether ftrace can count name's calls, as a diagnostic. */
 void trace_diag(const char *name);
+/* The function profiler's calls of name so far, summed over the CPUs. */
+long long profile_hits(const char *name);
+/*
+ * The same, for a test to assert on a path it claims to reach: -1 when
+ * name is not being counted (not a changed function of the series, or
+ * not traceable in this kernel).
+ */
+long long trace_hits(const char *name);
 
 /* fork() a child that runs fn(arg) and exits with its return value. */
 int spawn(int (*fn)(void *), void *arg);
@@ -277,6 +317,7 @@ struct drbd_state {
 	char cs[24];		/* connection: Connected, StandAlone, ... */
 	char role[16], peer_role[16];
 	char disk[16], peer_disk[16];
+	bool suspended;		/* I/O suspended (no data accessible, fencing) */
 	long long ns, nr, dw, dr, al, bm, oos;	/* KiB, or counts (al, bm) */
 };
 
@@ -301,6 +342,8 @@ int drbd_wait(drbd_cond cond, const char *what, int seconds, char *msg,
 int drbdadm(const char *cmd, const char *opt);
 /* STACK_NODE: 0 for the node that goes primary first, 1 for its peer. */
 int drbd_node(void);
+/* r0's lower device ("/dev/vda"), from /etc/drbd.conf; -1 if none. */
+int drbd_lower(char *out, size_t len);
 
 /*
  * The peer's turn (node1): wait until node0 has demoted with both disks

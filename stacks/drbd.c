@@ -39,7 +39,7 @@ static int write_conf(const char *lower, const struct layer *l)
 		 * of 4 MiB): on a device larger than 268 MiB, scattered
 		 * writes must evict extents and write AL transactions.
 		 */
-		"\tdisk { resync-rate 200M; al-extents 67; }\n"
+		"\tdisk { resync-rate 200M; al-extents 67; on-io-error detach; }\n"
 		"\tdevice " DRBD_DEV ";\n\tdisk %s;\n\tmeta-disk internal;\n"
 		"\ton node0 { address 10.99.0.1:7789; }\n"
 		"\ton node1 { address 10.99.0.2:7789; }\n"

@@ -104,7 +104,7 @@ static int wait_hydrated(void)
 	double t0 = mono_s();
 
 	while (!hydration(&done, &total) && done < total) {
-		if (mono_s() - t0 > HYDRATE_S) {
+		if (mono_s() - t0 > scaled(HYDRATE_S)) {
 			ktap_diag("timeout after %d s: %lld of %lld regions hydrated",
 				  HYDRATE_S, done, total);
 			return -1;

@@ -297,7 +297,7 @@ static int verify_target(const char *path, int f, long long nblk, int p)
 /* The logs are complete once each holds its "end" mark (the super moved). */
 static int wait_logs(void)
 {
-	double end = mono_s() + 30;
+	double end = mono_s() + scaled(30);
 	int i, found = 0;
 
 	while (!found && mono_s() < end) {

@@ -98,7 +98,7 @@ static int percent_running(const char *md)
 	int p;
 
 	while ((p = percent(md)) <= 0) {
-		if (mono_s() - t0 > RESUME_S) {
+		if (mono_s() - t0 > scaled(RESUME_S)) {
 			ktap_diag("no sync running after %.0fs", RESUME_S);
 			md_dump(md);
 			return -1;
@@ -115,7 +115,7 @@ static int wait_percent(const char *md, int pct)
 	int p;
 
 	while ((p = percent(md)) < pct) {
-		if (mono_s() - t0 > TIMEOUT) {
+		if (mono_s() - t0 > scaled(TIMEOUT)) {
 			ktap_diag("sync at %d%%, not %d%%, after %.0fs", p,
 				  pct, TIMEOUT);
 			md_dump(md);
@@ -141,7 +141,7 @@ static int resumed_from(const struct cut *c, long long mark)
 		if (p > 0 && p != first)
 			break;
 		/* Throttled, it cannot end within this bound. */
-		if (mono_s() - t0 > RESUME_S) {
+		if (mono_s() - t0 > scaled(RESUME_S)) {
 			ktap_diag("%s not resumed in %.0fs", op_name[c->op],
 				  RESUME_S);
 			md_dump(c->md);

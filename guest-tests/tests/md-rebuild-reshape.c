@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "stacktest.h"
@@ -37,60 +36,6 @@ static int writer(void *arg)
 {
 	(void)arg;
 	return region_write(&r, 0, r.nchunks, writer_gen);
-}
-
-/* Written sectors of a block device, from /sys/block/NAME/stat. */
-static long long written_sectors(const char *dev)
-{
-	char path[96];
-	long long f[8] = { 0 };
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "/sys/block/%s/stat", md_name(dev));
-	fp = fopen(path, "re");
-	if (!fp)
-		return -1;
-	if (fscanf(fp, "%lld %lld %lld %lld %lld %lld %lld", &f[0], &f[1],
-		   &f[2], &f[3], &f[4], &f[5], &f[6]) != 7)
-		f[6] = -1;
-	fclose(fp);
-	return f[6];
-}
-
-/* Wait until the writer has put 2 MiB through md, or has ended. */
-static int wait_writing(const char *md, long long base, int pid)
-{
-	double t0 = mono_s();
-
-	while (written_sectors(md) < base + 4096) {
-		if (waitpid(pid, NULL, WNOHANG) == pid) {
-			ktap_diag("writer ended before the failure");
-			return -1;
-		}
-		if (mono_s() - t0 > 60) {
-			ktap_diag("writer did not get going in 60s");
-			return -1;
-		}
-		usleep(5000);
-	}
-	return 0;
-}
-
-/* Read everything back, over and over, until md has no sync running. */
-static int verify_while_syncing(const char *md, int want_degraded,
-				const char *what, int *passes)
-{
-	double t0 = mono_s();
-	int bad = 0;
-
-	*passes = 0;
-	do {
-		bad |= region_verify(&r, 1, what) != 0;
-		++*passes;
-		if (mono_s() - t0 > TIMEOUT)
-			break;
-	} while (!bad && !md_idle(md, want_degraded));
-	return bad;
 }
 
 static int test_main(void)
@@ -138,9 +83,9 @@ static int test_main(void)
 
 	/* Fail slot 1 while a writer rewrites everything. */
 	writer_gen = 2;
-	base = written_sectors(md);
+	base = dev_written_sectors(md);
 	pid = spawn(writer, NULL);
-	ok = !wait_writing(md, base, pid);
+	ok = !wait_written(md, base + 4096, pid);
 	ok &= !mdadm("--fail", md, victim, NULL);
 	ok &= reap(pid) == 0;
 	region_write_gen(&r, 0, NCHUNKS, writer_gen);
@@ -155,7 +100,8 @@ static int test_main(void)
 	ok = !mdadm("--remove", md, victim, NULL) &&
 	     !mdadm("--add", md, spare, NULL) &&
 	     !md_wait_started(md, 60);
-	ok = ok && !verify_while_syncing(md, 0, "during rebuild", &passes);
+	ok = ok && !region_verify_while_syncing(&r, md, 0, "during rebuild",
+						   &passes);
 	ktap_diag("%d read-back passes during the rebuild", passes);
 	ok = ok && !md_wait_idle(md, 0, TIMEOUT) &&
 	     !region_verify(&r, 1, "after rebuild");
@@ -177,8 +123,8 @@ static int test_main(void)
 		why = NULL;
 		ktap_diag("after mdadm --grow:");
 		md_dump(md);
-		ok = ok && !verify_while_syncing(md, 0, "during reshape",
-						 &passes);
+		ok = ok && !region_verify_while_syncing(&r, md, 0,
+						"during reshape", &passes);
 		ktap_diag("%d read-back passes during the reshape", passes);
 		ok = ok && !md_wait_idle(md, 0, TIMEOUT) &&
 		     md_attr_ll(md, "raid_disks") == ndisks + 1 &&

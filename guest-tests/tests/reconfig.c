@@ -143,14 +143,14 @@ static int bounded(const char *what, const char *const argv[])
 	if (pid < 0)
 		return -1;
 	while (waitpid(pid, &st, WNOHANG) == 0) {
-		if (mono_s() - t0 > BOUND_S) {
+		if (mono_s() - t0 > scaled(BOUND_S)) {
 			ktap_diag("%s: still running after %.0f s; blocked tasks follow in the kernel log",
 				  what, BOUND_S);
 			write_str("/proc/sysrq-trigger", "w");
 			kill(pid, SIGKILL);
 			/* One stuck in D state never dies: do not wait on it. */
 			while (waitpid(pid, &st, WNOHANG) == 0 &&
-			       mono_s() - t0 < BOUND_S + 5)
+			       mono_s() - t0 < scaled(BOUND_S) + 5)
 				usleep(10000);
 			return -1;
 		}
@@ -167,7 +167,7 @@ static int behind_writes(const char *md)
 	double t0 = mono_s();
 
 	while (md_attr_ll(md, "bitmap/max_backlog_used") <= 0) {
-		if (mono_s() - t0 > BOUND_S) {
+		if (mono_s() - t0 > scaled(BOUND_S)) {
 			ktap_diag("no write behind in %.0f s", BOUND_S);
 			return -1;
 		}

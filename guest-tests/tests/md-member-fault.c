@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * md-member-fault: md's error paths, reached the way a dying disk reaches
+ * them.  fail_make_request fails every bio one member's disk gets (its
+ * share of the writes, md's superblock and bitmap writes, the resync's),
+ * so md must notice the errors itself: no "mdadm --fail".
+ *
+ * A writer rewrites a seeded pattern on $STACK_TOP while slot 1's disk
+ * starts failing: the writer must see no error, md must mark the member
+ * faulty and run degraded, and the data must read back.  A spare (the
+ * first of $STACK_FREE_DISKS) is added and starts failing mid-rebuild:
+ * md must stop the recovery, fail the spare and keep serving the data.
+ * The faults are cleared, the first member is wiped and added back, the
+ * rebuild must complete with the data intact and a "check" scrub must
+ * find mismatch_cnt 0.  Failing bios reach md_error, super_written's
+ * error branch, raid1's narrow_write_error, end_sync_write's error
+ * branch (or raid10's and raid5's), which ordinary I/O never runs.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stacktest.h"
+
+#define CHUNK (1LL << 20)
+#define NCHUNKS 32
+#define TIMEOUT 300.0
+#define FAULTY_S 60.0		/* md fails a member within a second here */
+#define INJECT "fail_make_request"
+#define INJECT_TIMES 1000000000LL
+
+static struct region r;
+
+static int writer(void *arg)
+{
+	(void)arg;
+	return region_write(&r, 0, r.nchunks, 2);
+}
+
+/* dev-NAME/state of md's member dev. */
+static void member_state(const char *md, const char *dev, char *buf,
+			 size_t len)
+{
+	char attr[64];
+
+	snprintf(attr, sizeof(attr), "dev-%.40s/state", md_name(dev));
+	if (md_attr(md, attr, buf, len))
+		snprintf(buf, len, "(gone)");
+}
+
+/* Wait until md has marked dev faulty and has no sync running. */
+static int wait_faulty(const char *md, const char *dev)
+{
+	double t0 = mono_s();
+	char state[64];
+
+	for (;;) {
+		member_state(md, dev, state, sizeof(state));
+		if (strstr(state, "faulty") && md_idle(md, -1))
+			break;
+		if (mono_s() - t0 > scaled(FAULTY_S)) {
+			ktap_diag("%s not faulty with md idle after %.0fs: %s",
+				  dev, scaled(FAULTY_S), state);
+			md_dump(md);
+			return -1;
+		}
+		usleep(50000);
+	}
+	ktap_diag("%s faulty after %.1fs, md degraded %lld", dev,
+		  mono_s() - t0, md_attr_ll(md, "degraded"));
+	return 0;
+}
+
+static long long injected(void)
+{
+	return INJECT_TIMES - fault_times_left(INJECT);
+}
+
+/* Slot 1's disk fails under a writer; returns the step's verdict. */
+static int member_fails_under_writer(const char *md, const char *victim)
+{
+	long long before = injected(), at;
+	int ok, pid;
+
+	pid = spawn(writer, NULL);
+	ok = !wait_written(md, dev_written_sectors(md) + 4096, pid);
+	ok &= !fail_disk(victim, 1);
+	at = dev_written_sectors(md);
+	ok &= reap(pid) == 0;
+	region_write_gen(&r, 0, NCHUNKS, 2);
+	/* The writer met the failing disk: 4 MiB more went through md. */
+	ktap_diag("%lld KiB written to %s after %s began failing",
+		  (dev_written_sectors(md) - at) / 2, md, victim);
+	ok &= dev_written_sectors(md) - at >= 8192;
+	ok &= !wait_faulty(md, victim) && md_attr_ll(md, "degraded") == 1;
+	ktap_diag("%lld bios to %s failed", injected() - before, victim);
+	return ok && injected() > before;
+}
+
+/* The spare's disk fails part-way through the rebuild onto it. */
+static int spare_fails_mid_rebuild(const char *md, const char *victim,
+				   const char *spare)
+{
+	long long done, total, before;
+	double t0;
+	int ok;
+
+	/* Slow enough to catch the recovery part-way. */
+	md_speed_limit(4096);
+	ok = !mdadm("--remove", md, victim, NULL) &&
+	     !mdadm("--add", md, spare, NULL) && !md_wait_started(md, 60);
+	t0 = mono_s();
+	while (ok && (md_sync_progress(md, &done, &total) || done < 2048)) {
+		if (md_idle(md, -1) || mono_s() - t0 > scaled(60)) {
+			ktap_diag("the rebuild onto %s was not caught part-way",
+				  spare);
+			md_dump(md);
+			ok = 0;
+		}
+		usleep(10000);
+	}
+	if (ok)
+		ktap_diag("rebuild at %lld of %lld sectors: %s fails now", done,
+			  total, spare);
+	before = injected();
+	ok = ok && !fail_disk(spare, 1);
+	md_speed_up();
+	ok = ok && !wait_faulty(md, spare) &&
+	     md_attr_ll(md, "degraded") == 1;
+	ktap_diag("%lld bios to %s failed", injected() - before, spare);
+	return ok && injected() > before;
+}
+
+static int setup(const char *md, char *victim, char *spare, size_t len,
+		 struct ktap_out *k)
+{
+	struct md_member m[MD_MAX_MEMBERS];
+	long long size = md_attr_ll(md, "../size") * 512;
+	int n = md_members(md, m, MD_MAX_MEMBERS);
+
+	if (n > 1 && m[1].slot == 1)
+		snprintf(victim, len, "%s", m[1].dev);
+	ktap_diag("%s: %lld MiB, slot 1 %s, free disks '%s'", md, size >> 20,
+		  victim, env_or("STACK_FREE_DISKS", ""));
+	if (!*victim || md_free_disk(0, spare, len) ||
+	    size < (NCHUNKS + 8) * CHUNK) {
+		ktap_diag("needs a redundant md array on top and a free disk");
+		md_dump(md);
+		return -1;
+	}
+	r.dev = md;
+	r.chunk = CHUNK;
+	r.nchunks = NCHUNKS;
+	r.seed = env_seed();
+	md_speed_up();
+	return md_wait_idle(md, 0, TIMEOUT) || fault_setup(INJECT, 100, INJECT_TIMES);
+}
+
+static int test_main(void)
+{
+	const char *md = env_or("STACK_TOP", "");
+	char victim[40] = "", spare[40] = "";
+	struct ktap_out k;
+	int ok, passes;
+
+	ktap_begin(&k, 8);
+	ok = !setup(md, victim, spare, sizeof(victim), &k) &&
+	     !region_write(&r, 0, NCHUNKS, 1) &&
+	     !region_verify(&r, 1, "initial");
+	ktap_result(&k, ok, "complete array, injector armed, pattern written");
+	if (!ok)
+		return ktap_end(&k);
+
+	ktap_result(&k, member_fails_under_writer(md, victim),
+		    "%s's bios fail under a writer: md fails it, no write lost",
+		    victim);
+	ok = !region_verify(&r, 1, "degraded O_DIRECT") &&
+	     !region_verify(&r, 0, "degraded buffered");
+	ktap_result(&k, ok, "degraded array reads back the data");
+
+	ktap_result(&k, spare_fails_mid_rebuild(md, victim, spare),
+		    "spare %s's bios fail mid-rebuild: md fails it, stays degraded",
+		    spare);
+	ok = !region_verify(&r, 1, "after the failed rebuild");
+	ktap_result(&k, ok, "still degraded, the data intact");
+
+	/* The disks are "replaced": faults cleared before any tool reads them. */
+	ok = !fail_disk(victim, 0) && !fail_disk(spare, 0) &&
+	     !mdadm("--remove", md, spare, NULL) &&
+	     !mdadm("--zero-superblock", victim, NULL) &&
+	     !mdadm("--add", md, victim, NULL) && !md_wait_started(md, 60);
+	ok = ok && !region_verify_while_syncing(&r, md, 0, "during rebuild",
+						&passes);
+	ktap_diag("%d read-back passes during the rebuild", passes);
+	ok = ok && !md_wait_idle(md, 0, TIMEOUT) &&
+	     !region_verify(&r, 1, "after rebuild");
+	ktap_result(&k, ok, "faults cleared, %s rebuilt, data intact", victim);
+
+	ktap_result(&k, !md_scrub_clean(md, TIMEOUT),
+		    "check scrub: mismatch_cnt 0");
+	ok = !region_verify(&r, 1, "final O_DIRECT") &&
+	     !region_verify(&r, 0, "final buffered") &&
+	     md_attr_ll(md, "degraded") == 0;
+	md_dump(md);
+	ktap_result(&k, ok, "final read-back, array complete");
+	return ktap_end(&k);
+}
+
+GUEST_TEST(
+	.name = "md-member-fault",
+	.what = "md: one member's bios fail (fail_make_request) under writes, then a spare's mid-rebuild",
+	.requires = {
+		REQ_LAYER("md"),
+		REQ_TOOL("mdadm"),
+		REQ_ENV("STACK_TOP"),
+		REQ_ENV("STACK_FREE_DISKS"),
+		REQ_KCONFIG("CONFIG_FAIL_MAKE_REQUEST"),
+	},
+	.run = test_main,
+);
