@@ -22,7 +22,7 @@ static void usage(FILE *f)
 	      "              [--baseline [DIR]] [--bisect] [--config-fragment FILE]\n"
 	      "              [--shard K/N] [--repeat N] [--tap] [--build-only]\n"
 	      "              [--jobs N] [--kernel-args ARGS] [--layers]\n"
-	      "              [--kernel linux-source-X.Y|PATH]\n"
+	      "              [--kernel linux-source-X.Y|PATH] [--debug]\n"
 	      "\n"
 	      "Builds the kernel (default linux-source-6.1) with the patch series\n"
 	      "in DIR (default patches/base), boots each topology in QEMU and runs\n"
@@ -46,6 +46,8 @@ static void usage(FILE *f)
 	      "  --baseline  run DIR (default patches/base) too and report only\n"
 	      "              what the series changed: new, fixed, unchanged failures\n"
 	      "  --config-fragment  merged after config/ (every option must take)\n"
+	      "  --debug     the debug kernel (config/profiles/debug.config: KASAN,\n"
+	      "              KFENCE, lockdep, fault injection), timeouts scaled\n"
 	      "  --kernel-args  appended to every guest's kernel command line\n"
 	      "  --shard K/N a stable 1/N of the selected topologies (CI workers)\n"
 	      "  --repeat N  run each topology N times; per-test pass rates\n"
@@ -98,13 +100,14 @@ void parse_args(int argc, char **argv, struct options *o)
 		{ "junit", required_argument, NULL, 'U' },
 		{ "changed-functions", no_argument, NULL, 'F' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "debug", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end, junk;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "t:aLls:S:T:A:kvhE:CFJ:U:BXG:K:N:H:R:POj:", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:aLls:S:T:A:kvhE:CFJ:U:BXG:K:N:H:R:POj:D", lo, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			o->topologies = optarg;
@@ -161,6 +164,9 @@ void parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'G':
 			o->fragment = optarg;
+			break;
+		case 'D':
+			o->debug = true;
 			break;
 		case 'K':
 			o->kargs = optarg;

@@ -11,7 +11,7 @@ struct options {
 	unsigned long long seed;
 	int timeout, jobs;
 	bool all, list, layers, keep, verbose, require_coverage;
-	bool changed_functions, bisect, tap, build_only;
+	bool changed_functions, bisect, tap, build_only, debug;
 	char *baseline;
 	int shard_k, shard_n, repeat;
 };

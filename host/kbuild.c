@@ -302,7 +302,8 @@ void kbuild(const struct kbuild_opts *o, struct kernel *k)
 
 	memset(k, 0, sizeof(*k));
 	k->src = o->ksrc;
-	kconfig_fragments(o->config_dir, o->ksrc->series, o->fragment, &f);
+	kconfig_fragments(o->config_dir, o->ksrc->series, o->profile,
+			  o->fragment, &f);
 	build_key(o, k, &f, &names, &n);
 	k->dir = xasprintf("%s/kernels/%s", o->build, k->key);
 	k->bzimage = xasprintf("%s/bzImage", k->dir);
@@ -316,8 +317,9 @@ void kbuild(const struct kbuild_opts *o, struct kernel *k)
 	lock = lock_build(k->dir, k->key);
 	if (built(stamp, k))
 		goto cached;
-	printf("kernel: building %s (%s, %d patches from %s)\n", k->key,
-	       k->source_version, n, o->series);
+	printf("kernel: building %s (%s, %d patches from %s%s%s)\n", k->key,
+	       k->source_version, n, o->series,
+	       o->profile ? ", profile " : "", o->profile ? o->profile : "");
 	src = xasprintf("%s/src", k->dir);
 	log = xasprintf("%s/build.log", k->dir);
 	if (!path_exists(src)) {

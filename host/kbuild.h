@@ -11,6 +11,7 @@ struct kbuild_opts {
 	const char *series;	/* a patches/NAME folder with a series file */
 	int prefix;		/* only its first N patches; -1: all */
 	const char *config_dir;	/* config/: base.config, layers/ */
+	const char *profile;	/* "debug": config/profiles/debug.config */
 	const char *fragment;	/* an extra fragment, or NULL */
 	const struct ksource *ksrc;	/* the kernel source (--kernel) */
 	int jobs;

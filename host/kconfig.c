@@ -3,9 +3,10 @@
  * The guest kernel's configuration, from the folder config/: tinyconfig,
  * then base.config, then each layer kind's layers/KIND.config, then the
  * kernel series' own kernels/X.Y.config if there is one (where symbols
- * differ between kernels), then an optional extra fragment, merged by the kernel's own
+ * differ between kernels), then the profile's profiles/NAME.config
+ * (--debug), then an optional extra fragment, merged by the kernel's own
  * scripts/kconfig/merge_config.sh and settled by olddefconfig.  An option
- * of base.config or of the extra fragment that did not take stops the
+ * of base.config, the profile or the extra fragment that did not take stops the
  * build, named by file:line; a layer's option that did not take makes
  * that layer kind unavailable in this kernel (its topologies are a SKIP
  * naming the option), which is how one suite follows kernels that lack a
@@ -24,8 +25,15 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static void add_path(struct fragments *f, char *path)
+{
+	f->path = xrealloc(f->path, (f->n + 1) * sizeof(char *));
+	f->path[f->n++] = path;
+}
+
 void kconfig_fragments(const char *dir, const char *series,
-		       const char *extra, struct fragments *f)
+		       const char *profile, const char *extra,
+		       struct fragments *f)
 {
 	char *per_kernel = xasprintf("%s/kernels/%s.config", dir,
 				     series ? series : "");
@@ -51,17 +59,17 @@ void kconfig_fragments(const char *dir, const char *series,
 	closedir(d);
 	qsort(f->path + first, f->n - first, sizeof(char *), cmp_str);
 	f->nlayers = f->n - first;
-	if (series && path_exists(per_kernel)) {
-		f->path = xrealloc(f->path, (f->n + 1) * sizeof(char *));
-		f->path[f->n++] = per_kernel;
-	} else {
+	if (series && path_exists(per_kernel))
+		add_path(f, per_kernel);
+	else
 		free(per_kernel);
+	if (profile) {
+		add_path(f, xasprintf("%s/profiles/%s.config", dir, profile));
+		if (!path_exists(f->path[f->n - 1]))
+			die("%s: no such profile", f->path[f->n - 1]);
 	}
-	if (extra) {
-		f->path = xrealloc(f->path, (f->n + 1) * sizeof(char *));
-		f->path[f->n++] = xstrdup(extra);
-	}
-	f->extra = extra != NULL;
+	if (extra)
+		add_path(f, xstrdup(extra));
 	free(layers);
 }
 

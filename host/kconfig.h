@@ -8,17 +8,19 @@
 /* The fragments of one kernel profile, in merge order. */
 struct fragments {
 	int n;
-	char **path;	/* base.config, layers/A.config ..., kernels/X.Y.config, the extra */
+	/* base.config, layers/A.config ..., kernels/X.Y.config, profile, extra */
+	char **path;
 	int nlayers;	/* path[1 .. nlayers] are layer kinds' */
-	bool extra;
 };
 
 /*
  * The fragments in folder dir (config/), the kernel series' (6.12:
- * kernels/6.12.config) if there is one, and an extra one (or NULL).
+ * kernels/6.12.config) if there is one, the profile's
+ * (profiles/debug.config; profile NULL: none) and an extra one (or NULL).
  */
 void kconfig_fragments(const char *dir, const char *series,
-		       const char *extra, struct fragments *f);
+		       const char *profile, const char *extra,
+		       struct fragments *f);
 /* The layer kind whose fragment path[i] is, into buf; NULL if none. */
 const char *fragment_kind(const struct fragments *f, int i, char *buf,
 			  size_t len);

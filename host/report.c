@@ -172,6 +172,8 @@ int report_json(const struct run_report *r, const char *path)
 	json_object_object_add(o, "run", json_object_new_string(r->id));
 	if (r->kernel)
 		json_object_object_add(o, "kernel", kernel_json(r->kernel));
+	json_object_object_add(o, "profile", json_object_new_string(
+				       r->profile ? r->profile : "default"));
 	json_object_object_add(o, "seed", json_object_new_uint64(r->seed));
 	json_object_object_add(o, "accel",
 			       json_object_new_string(r->accel ? r->accel : ""));

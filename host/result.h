@@ -51,6 +51,7 @@ struct series_report {
 struct run_report {
 	char *id;
 	const struct ksource *kernel;	/* what --kernel named */
+	const char *profile;	/* "default" or "debug" (--debug) */
 	unsigned long long seed;
 	const char *accel;
 	bool complete;		/* false: interrupted, results partial */

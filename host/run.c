@@ -62,10 +62,16 @@ static void make_disks(const struct topology *t, const char *dir,
  * the one joining them, DRBD (the ones above are node0's: "above" names
  * them) and runs the peer tests.
  */
+/* --timeout as given, else the topology's times the profile's slowdown. */
+static int guest_timeout(const struct topology *t, const struct run_opts *o)
+{
+	return o->timeout ? o->timeout : t->timeout * o->time_scale;
+}
+
 static char *plan_text(const struct topology *t, const struct run_opts *o,
 		       int node, const char *kseries)
 {
-	int timeout = o->timeout ? o->timeout : t->timeout;
+	int timeout = guest_timeout(t, o);
 	int nl = node == 1 ? t->join_layer + 1 : t->nlayers;
 	struct strbuf sb = { 0 };
 	int i;
@@ -99,6 +105,8 @@ static char *plan_text(const struct topology *t, const struct run_opts *o,
 		sb_printf(&sb, "swap-pressure %s\n", t->swap_pressure);
 	for (i = 0; i < t->noptions; i++)
 		sb_printf(&sb, "option %s\n", t->options[i]);
+	if (o->time_scale > 1)
+		sb_printf(&sb, "option time-scale=%d\n", o->time_scale);
 	/* A known issue of this kernel series: "skip TEST why". */
 	for (i = 0; i < t->nknown; i++) {
 		size_t n = strcspn(t->known[i], " ");
@@ -307,7 +315,7 @@ static struct guest guest_for(const struct topology *t,
 		.initrd = xasprintf("%s/%sinitrd", dir, pre),
 		.append = cmdline(t, o),
 		.accel = o->accel,
-		.memory = t->memory,
+		.memory = t->memory + o->memory_extra,
 		.smp = 2,
 		.ndisks = t->ndisks + t->nzoned,
 		.disks = disks,
@@ -317,7 +325,7 @@ static struct guest guest_for(const struct topology *t,
 		.qemu_log = node_file(o->results, "qemu", ".log", t->nodes, n),
 		.state_log = node_file(o->results, "qemu-state", ".log",
 				       t->nodes, n),
-		.timeout = o->timeout ? o->timeout : t->timeout,
+		.timeout = guest_timeout(t, o),
 		.net_fd = net_fd,
 		.mac = xasprintf("52:54:00:99:00:%02x", n + 1),
 	};
@@ -347,7 +355,8 @@ static void announce(const struct topology *t, const struct run_opts *o,
 	if (t->nzoned)
 		printf("%d zoned NVMe x %lld MiB, ", t->nzoned,
 		       t->zoned_size >> 20);
-	printf("%lld MiB RAM, accel %s, timeout %ds\n", t->memory >> 20,
+	printf("%lld MiB RAM, accel %s, timeout %ds\n",
+	       (t->memory + o->memory_extra) >> 20,
 	       o->accel, timeout);
 	fflush(stdout);
 }

@@ -16,6 +16,8 @@ struct run_opts {
 	const char *kargs;	/* appended to the guest command line */
 	unsigned long long seed;
 	int timeout;		/* 0: the topology's own */
+	int time_scale;		/* the profile's slowdown: topology timeouts x N */
+	long long memory_extra;	/* the profile's own: added to each guest's RAM */
 	bool keep;
 	bool verbose;
 	int ntrace;		/* functions whose calls the guest counts */

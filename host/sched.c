@@ -130,7 +130,8 @@ static bool run_parallel(struct ctx *c, const struct kernel *k,
 		const struct topology *t = next < c->n ? &c->topo[next] : NULL;
 
 		if (t && !stop_requested && running < c->o.jobs &&
-		    (!running || used + t->memory + (256LL << 20) <= avail)) {
+		    (!running || used + t->memory + c->ro.memory_extra +
+		     (256LL << 20) <= avail)) {
 			for (i = 0; w[i].pid; i++)
 				;
 			c->ro.results = xasprintf("%s/%s/%s", c->results,
@@ -152,7 +153,8 @@ static bool run_parallel(struct ctx *c, const struct kernel *k,
 			}
 			child_track(w[i].pid);
 			w[i].topo = next++;
-			w[i].mem = t->memory + (256LL << 20);
+			w[i].mem = t->memory + c->ro.memory_extra +
+				   (256LL << 20);
 			used += w[i].mem;
 			running++;
 			continue;
@@ -192,8 +194,9 @@ bool run_series(struct ctx *c, const char *path, int prefix,
 	c->ko.series = path;
 	c->ko.prefix = prefix;
 	kbuild(&c->ko, &k);
-	printf("runner: series %s, kernel %s (%s%s), seed %llu\n", label,
-	       k.key, k.cached ? "cached" : "built in ",
+	printf("runner: series %s, kernel %s%s (%s%s), seed %llu\n", label,
+	       k.key, c->ko.profile ? xasprintf(", profile %s", c->ko.profile) :
+	       "", k.cached ? "cached" : "built in ",
 	       k.cached ? "" : xasprintf("%.0fs", k.seconds), c->o.seed);
 	memset(sr, 0, sizeof(*sr));
 	sr->name = xstrdup(label);

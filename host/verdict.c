@@ -73,7 +73,9 @@ static const char *const splats[] = {
 	"Kernel panic", "BUG:", "WARNING:", "Oops", "general protection fault",
 	"KASAN", "UBSAN", "INFO: task", "rcu: INFO", "INFO: rcu",
 	"possible circular locking", "I/O error", "EXT4-fs error",
-	"EXT4-fs warning", "JBD2:", "Call Trace:", NULL,
+	"EXT4-fs warning", "JBD2:", "Call Trace:",
+	/* debugobjects' own (its "out of memory" turns the checks off) */
+	"ODEBUG:", NULL,
 };
 
 /*

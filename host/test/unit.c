@@ -33,6 +33,32 @@
 
 #define TOPO_DIR "host/test/topologies/"
 
+/*
+ * --debug: profiles/debug.config comes last and changes the build key;
+ * it turns off the allocators that KASAN and failslab cannot use.
+ */
+static void debug_profile_checks(const struct fragments *plain)
+{
+	struct strbuf a = { 0 }, b = { 0 };
+	struct fragments f;
+	char *text;
+
+	kconfig_fragments("config", "6.1", "debug", NULL, &f);
+	text = read_file(f.path[f.n - 1], NULL);
+	kconfig_key(plain, &a);
+	kconfig_key(&f, &b);
+	CHECK(f.n == plain->n + 1 &&
+	      strstr(f.path[f.n - 1], "profiles/debug.config") && text &&
+	      strstr(text, "\nCONFIG_KASAN=y") &&
+	      strstr(text, "# CONFIG_SLOB is not set") &&
+	      strstr(text, "# CONFIG_SLUB_TINY is not set") &&
+	      strcmp(a.buf, b.buf),
+	      "--debug: profiles/debug.config merged last, KASAN, SLUB, its own build key");
+	free(text);
+	sb_free(&a);
+	sb_free(&b);
+}
+
 static void topo_error(const char *file, const char *want)
 {
 	struct topology t;
@@ -106,6 +132,8 @@ static void test_splats(void)
 	      "splat: a kernel WARNING");
 	CHECK(is_splat("+ mkswap /dev/md0[    3.100000] BUG: kernel NULL pointer dereference"),
 	      "splat: a kernel BUG after a tool's unfinished line");
+	CHECK(is_splat("[    9.100000] ODEBUG: Out of memory. ODEBUG disabled"),
+	      "kernel log: debugobjects turning itself off is a splat");
 	CHECK(!is_splat("  WARNING: New raid1 won't be synchronised."),
 	      "splat: lvm's own WARNING is not the kernel's");
 	CHECK(!is_splat("[    1.000000] md: raid1 personality registered"),
@@ -431,11 +459,12 @@ static void test_kinds(void)
 		       (i && !strcmp(k[i - 1]->name, k[i]->name));
 	}
 	CHECK(n >= 14 && !bad, "layer kinds: %d, each once, with build, teardown and config/layers/KIND.config", n);
-	kconfig_fragments("config", "6.1", NULL, &f);
+	kconfig_fragments("config", "6.1", NULL, NULL, &f);
 	for (i = 1, bad = 0; i <= f.nlayers; i++)
 		bad += !layer_kind(fragment_kind(&f, i, path, sizeof(path)));
 	CHECK(f.nlayers == n && !bad && strstr(f.path[0], "base.config"),
 	      "config/: base.config first, then one fragment per layer kind");
+	debug_profile_checks(&f);
 	CHECK(layer_kind("brd")->swap_in_ram && layer_kind("drbd")->joins_nodes &&
 	      swap_pressure_rank(layer_kind("dm-zoned")->swap_pressure) >
 	      swap_pressure_rank("reclaim"),
