@@ -91,7 +91,7 @@ PROVE_KERNELS := linux-source-6.1 linux-source-6.12
 prove: all
 	@st=0; for k in $(PROVE_KERNELS); do \
 		$(MAKE) -k -s prove-swap prove-findings KERNEL=$$k || st=1; done; \
-	$(MAKE) -k -s prove-durability prove-live || st=1; exit $$st
+	$(MAKE) -k -s prove-durability prove-live prove-faults || st=1; exit $$st
 
 prove-swap: all
 	./runner --kernel $(KERNEL) --topology $(PROVE_TOPOLOGIES) \
@@ -105,6 +105,15 @@ prove-durability: all
 prove-live: all
 	./runner --kernel $(KERNEL) --topology $(LIVE_TOPOLOGIES) \
 		--series $(LIVE_SERIES) --expect patches/prove.expect
+
+# Error paths, reached by failing a disk's bios (fail_make_request): md
+# fails a member and rebuilds, DRBD detaches, freezes and resubmits; each
+# with a replay of a wrong error path that the fault test must notice.
+FAULT_TOPOLOGIES := fault-raid1,fault-raid10,fault-raid5,fault-drbd
+FAULT_SERIES := patches/base,patches/replay-md-super-written-ignores-error,patches/replay-drbd-frozen-write-lost
+prove-faults: all
+	./runner --kernel $(KERNEL) --topology $(FAULT_TOPOLOGIES) \
+		--series $(FAULT_SERIES) --expect patches/prove.expect
 
 # Findings of its own: dm-zoned's bad primary super block on base, with
 # our fix, and with half of it (which only the 2-zone topology notices).
