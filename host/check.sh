@@ -38,6 +38,12 @@ step faults host/test/faults.sh
 step prove make -s prove-swap
 step prove-durability make -s prove-durability
 step prove-live make -s prove-live
+# The error paths: a member's, a spare's and DRBD's disk failing, on base
+# and with a wrong error path replayed in md and in DRBD.
+step prove-faults make -s prove-faults
+# The debug kernel (KASAN, KFENCE, lockdep, debug objects, the allocation
+# injectors): the fault tests, alloc-fault among them, and raid10's swap.
+step debug ./runner --debug --topology fault-raid1,fault-drbd,raid10 --jobs 1
 # The second kernel: the swap matrix with the replays' 6.12 ports, on the
 # topologies that tell the replays apart (dm, LVM, the synchronous path
 # of brd and zram, a swap device on md); make prove runs all twelve, as

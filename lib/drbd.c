@@ -223,6 +223,23 @@ int drbd_take_over(int seconds, int *drops, char *msg, size_t len)
 	return 0;
 }
 
+void drbd_peer_part(struct ktap_out *k, int seconds, int (*read_back)(void),
+		    const char *what)
+{
+	char msg[256];
+	long long oos;
+	int ok;
+
+	ok = !drbd_take_over(seconds, NULL, msg, sizeof(msg));
+	ktap_diag("%s", msg);
+	ktap_result(k, ok, "took over as primary after node0's part");
+	ktap_result(k, ok && !read_back(), "%s", what);
+	ok = !drbd_online_verify(&oos, msg, sizeof(msg));
+	ktap_diag("%s", msg);
+	ktap_result(k, ok && oos == 0, "online verify: the two copies agree");
+	ktap_result(k, !drbdadm("secondary", NULL), "demoted");
+}
+
 int drbd_online_verify(long long *oos, char *msg, size_t len)
 {
 	struct drbd_state st;

@@ -351,6 +351,13 @@ int drbd_lower(char *out, size_t len);
  * NULL): the times the link went down meanwhile.
  */
 int drbd_take_over(int seconds, int *drops, char *msg, size_t len);
+/*
+ * node1's part of a two-node test, four KTAP results: take over from
+ * node0 (within seconds), read_back() (0: the data is right; reported as
+ * what), an online verify with 0 out of sync, demote.
+ */
+void drbd_peer_part(struct ktap_out *k, int seconds, int (*read_back)(void),
+		    const char *what);
 /* Online verify of the whole device; its out-of-sync KiB in *oos. */
 int drbd_online_verify(long long *oos, char *msg, size_t len);
 
