@@ -12,6 +12,11 @@
 
 #include "coverage.h"
 
+bool cov_uncounted(const struct cov_fn *f)
+{
+	return f->removed || f->untraceable || (f->unreachable && !f->hits);
+}
+
 struct cov_fn *cov_find(struct cov *c, const char *name)
 {
 	int i;
@@ -318,6 +323,8 @@ int cov_from_list(struct cov *c, const char *path, char *err, size_t len)
 				       !strcmp(state, "absent"));
 		if (!strcmp(state, "absent"))
 			cov_find(c, name)->absent = true;
+		if (!strcmp(state, "unreachable"))
+			cov_find(c, name)->unreachable = true;
 	}
 	free(lines);
 	free(text);

@@ -11,6 +11,7 @@ struct cov_fn {
 	bool removed;		/* the series deleted it: nothing to trace */
 	bool absent;		/* a listed name this tree does not have */
 	bool untraceable;	/* the kernel refused it (inline, notrace) */
+	bool unreachable;	/* listed so: no guest of ours can call it */
 	char why[40];		/* why it may not be traceable (host's view) */
 	long long hits;		/* summed over topologies */
 	char where[256];	/* topologies that reached it */
@@ -30,9 +31,19 @@ struct cov {
  * lines and not in src is marked removed.
  */
 void cov_from_patch(struct cov *c, const char *patch_text, const char *src);
-/* Read "name [file]" lines (a committed list; '#' comments). */
+/*
+ * Read "name file [state]" lines (a committed list; '#' comments); state
+ * "absent" (not in this tree), "removed", or "unreachable" (traced, but
+ * no stack of ours can call it; the list says why): 0 calls of an
+ * unreachable function are not a coverage failure.
+ */
 int cov_from_list(struct cov *c, const char *path, char *err, size_t len);
 struct cov_fn *cov_find(struct cov *c, const char *name);
+/*
+ * Not counted in "N of M executed" nor by --require-coverage: removed,
+ * not traceable, or listed unreachable and indeed never called.
+ */
+bool cov_uncounted(const struct cov_fn *f);
 void cov_free(struct cov *c);
 /*
  * From the kernel build (src/out): note for each function whether its

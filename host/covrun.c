@@ -82,7 +82,7 @@ int cov_report(const char *series, struct cov *c)
 	int i, run = 0, traceable = 0, never = 0;
 
 	for (i = 0; i < c->n; i++) {
-		if (c->fn[i].removed || c->fn[i].untraceable)
+		if (cov_uncounted(&c->fn[i]))
 			continue;
 		traceable++;
 		run += c->fn[i].hits > 0;
@@ -101,10 +101,13 @@ int cov_report(const char *series, struct cov *c)
 		else if (f->untraceable)
 			printf("  %-32s %12s  (%s: %s)\n", f->name,
 			       "not traceable", f->file, f->why);
+		else if (cov_uncounted(f))
+			printf("  %-32s %12s  (%s: no stack of ours calls it; see coverage.list)\n",
+			       f->name, "unreachable", f->file);
 		else
 			printf("  %-32s %12lld  %s\n", f->name, f->hits,
 			       f->hits ? f->where : "NEVER EXECUTED");
-		never += !f->removed && !f->untraceable && !f->hits;
+		never += !cov_uncounted(f) && !f->hits;
 	}
 	return never;
 }

@@ -95,6 +95,8 @@ static const char *fn_state(const struct cov_fn *f)
 		return "removed";
 	if (f->untraceable)
 		return "not-traceable";
+	if (cov_uncounted(f))
+		return "unreachable";
 	return f->hits ? "executed" : "never-executed";
 }
 
@@ -115,7 +117,7 @@ static json_object *cov_json(const struct cov *c)
 		json_object_object_add(fo, "calls", json_object_new_int64(f->hits));
 		json_object_object_add(fo, "topologies", json_object_new_string(f->where));
 		json_object_array_add(a, fo);
-		if (!f->removed && !f->untraceable) {
+		if (!cov_uncounted(f)) {
 			traceable++;
 			run += f->hits > 0;
 		}

@@ -481,6 +481,23 @@ static int traced_in(const char *file, const char *name)
 	return hit;
 }
 
+/*
+ * trace_stat/function<cpu> prints a name cut to 30 characters ("%-30.30s",
+ * kernel/trace/ftrace.c function_stat_show): jbd2_journal_commit_transaction
+ * is listed as jbd2_journal_commit_transactio.  The filter holds only the
+ * plan's names, none two sharing their first 30.
+ */
+#define STAT_NAME_MAX 30
+
+static bool stat_name_is(const char *fn, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n > STAT_NAME_MAX)
+		n = STAT_NAME_MAX;
+	return strlen(fn) == n && !strncmp(fn, name, n);
+}
+
 long long profile_hits(const char *name)
 {
 	char path[128], line[256], fn[128];
@@ -497,7 +514,7 @@ long long profile_hits(const char *name)
 			break;
 		while (fgets(line, sizeof(line), f))
 			if (sscanf(line, " %127s %lld", fn, &hits) == 2 &&
-			    !strcmp(fn, name))
+			    stat_name_is(fn, name))
 				sum += hits;
 		fclose(f);
 	}

@@ -308,6 +308,10 @@ static void test_coverage(void)
 	      cov_find(&c, "bio_alloc_mddev") &&
 	      cov_find(&c, "bio_alloc_mddev")->absent,
 	      "coverage: the base list parses, absent names kept");
+	CHECK(cov_find(&c, "punt_bios_to_rescuer")->unreachable &&
+	      cov_uncounted(cov_find(&c, "punt_bios_to_rescuer")) &&
+	      !cov_uncounted(cov_find(&c, "swap_page_sector")),
+	      "coverage: an unreachable name with 0 calls is not counted, others are");
 	cov_free(&c);
 }
 
