@@ -17,6 +17,20 @@ bool cov_uncounted(const struct cov_fn *f)
 	return f->removed || f->untraceable || (f->unreachable && !f->hits);
 }
 
+int cov_executed(const struct cov *c, int *counted)
+{
+	int i, run = 0;
+
+	*counted = 0;
+	for (i = 0; i < c->n; i++) {
+		if (cov_uncounted(&c->fn[i]))
+			continue;
+		++*counted;
+		run += c->fn[i].hits > 0;
+	}
+	return run;
+}
+
 struct cov_fn *cov_find(struct cov *c, const char *name)
 {
 	int i;

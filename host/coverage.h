@@ -44,6 +44,8 @@ struct cov_fn *cov_find(struct cov *c, const char *name);
  * not traceable, or listed unreachable and indeed never called.
  */
 bool cov_uncounted(const struct cov_fn *f);
+/* How many counted functions were executed; *counted: of how many. */
+int cov_executed(const struct cov *c, int *counted);
 void cov_free(struct cov *c);
 /*
  * From the kernel build (src/out): note for each function whether its

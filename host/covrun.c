@@ -79,14 +79,9 @@ void cov_add_hits(struct cov *c, struct topo_result *r)
 /* Returns how many traceable changed functions no test executed. */
 int cov_report(const char *series, struct cov *c)
 {
-	int i, run = 0, traceable = 0, never = 0;
+	int i, traceable, never = 0;
+	int run = cov_executed(c, &traceable);
 
-	for (i = 0; i < c->n; i++) {
-		if (cov_uncounted(&c->fn[i]))
-			continue;
-		traceable++;
-		run += c->fn[i].hits > 0;
-	}
 	printf("\nseries coverage (%s): %d of %d changed functions executed\n",
 	       series, run, traceable);
 	for (i = 0; i < c->n; i++) {

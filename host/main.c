@@ -80,8 +80,9 @@ static int list_layers(void)
  * The debug profile (--debug): config/profiles/debug.config, its own
  * build key.  Measured on this machine's TCG guests: raid10 took 153.6 s
  * against 13.1 s (swapfile-integrity 112 s against 6.4 s), so every
- * topology's timeout and in-guest bound is scaled by time_scale.  KASAN's shadow, lockdep's tables and the larger kernel
- * keep about 111 MiB of a 192 MiB guest (it OOMs at boot), so each guest
+ * topology's timeout and in-guest bound is scaled by time_scale.
+ * KASAN's shadow, lockdep's tables and the larger kernel keep about
+ * 111 MiB of a 192 MiB guest (it OOMs at boot), so each guest
  * gets memory_extra more, leaving the tests about the memory they have on
  * the default kernel.  kasan_multi_shot reports every KASAN error, not
  * only a boot's first, so each test is blamed for its own.

@@ -103,7 +103,7 @@ static const char *fn_state(const struct cov_fn *f)
 static json_object *cov_json(const struct cov *c)
 {
 	json_object *o = json_object_new_object(), *a = json_object_new_array();
-	int i, run = 0, traceable = 0;
+	int i, traceable, run = cov_executed(c, &traceable);
 
 	for (i = 0; i < c->n; i++) {
 		const struct cov_fn *f = &c->fn[i];
@@ -117,10 +117,6 @@ static json_object *cov_json(const struct cov *c)
 		json_object_object_add(fo, "calls", json_object_new_int64(f->hits));
 		json_object_object_add(fo, "topologies", json_object_new_string(f->where));
 		json_object_array_add(a, fo);
-		if (!cov_uncounted(f)) {
-			traceable++;
-			run += f->hits > 0;
-		}
 	}
 	json_object_object_add(o, "executed", json_object_new_int(run));
 	json_object_object_add(o, "traceable", json_object_new_int(traceable));

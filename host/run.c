@@ -57,17 +57,17 @@ static void make_disks(const struct topology *t, const char *dir,
 	}
 }
 
-/*
- * node -1: the only guest.  Of two nodes, node1 builds the layers up to
- * the one joining them, DRBD (the ones above are node0's: "above" names
- * them) and runs the peer tests.
- */
 /* --timeout as given, else the topology's times the profile's slowdown. */
 static int guest_timeout(const struct topology *t, const struct run_opts *o)
 {
 	return o->timeout ? o->timeout : t->timeout * o->time_scale;
 }
 
+/*
+ * node -1: the only guest.  Of two nodes, node1 builds the layers up to
+ * the one joining them, DRBD (the ones above are node0's: "above" names
+ * them) and runs the peer tests.
+ */
 static char *plan_text(const struct topology *t, const struct run_opts *o,
 		       int node, const char *kseries)
 {

@@ -16,7 +16,7 @@
 
 #define DEBUGFS "/sys/kernel/debug"
 
-static int fault_attr(const char *name, const char *attr, const char *val)
+int fault_attr(const char *name, const char *attr, const char *val)
 {
 	char path[160];
 

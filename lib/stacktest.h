@@ -191,6 +191,8 @@ int swap_round_trip(struct ktap_out *k, uint64_t seed, const char *swap,
  * probability 0 leaves only /proc/PID/task/TID/fail-nth.  0 on success.
  */
 int fault_setup(const char *name, int probability, long long times);
+/* Write val to /sys/kernel/debug/NAME/ATTR; says which on failure. */
+int fault_attr(const char *name, const char *attr, const char *val);
 /* Failures still allowed: times less the failures injected so far. */
 long long fault_times_left(const char *name);
 /* Every bio submitted to dev (/dev/vdb, a disk or partition) fails, or not. */

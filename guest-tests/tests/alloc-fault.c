@@ -132,25 +132,15 @@ static int verify(const struct walk *w, int fd)
 static int arm(void)
 {
 	static const char *const inj[] = { "failslab", "fail_page_alloc" };
-	char path[96];
 	size_t i;
 	int bad = 0;
 
 	for (i = 0; i < 2; i++) {
 		/* For fail-nth alone: probability 0 fails nothing else. */
 		bad |= fault_setup(inj[i], 0, -1);
-		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/ignore-gfp-wait",
-			 inj[i]);
-		if (write_str(path, "N")) {
-			ktap_diag("cannot write N to %s", path);
-			bad = 1;
-		}
+		bad |= fault_attr(inj[i], "ignore-gfp-wait", "N");
 	}
-	if (write_str("/sys/kernel/debug/fail_page_alloc/min-order", "0")) {
-		ktap_diag("cannot write 0 to fail_page_alloc/min-order");
-		bad = 1;
-	}
-	return bad;
+	return bad | fault_attr("fail_page_alloc", "min-order", "0");
 }
 
 static int run_walk(struct ktap_out *k, const char *dev, int direct,
