@@ -49,6 +49,9 @@ $(B)/guest/bin/init: $(B)/obj/guest-tests/init.o $(STACK_OBJS) $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) -static -s -o $@ $^
 
+# explore runs the layer kinds' own operations (their entries' ops).
+$(B)/guest/bin/explore: $(STACK_OBJS)
+
 # dm-recreate checks dm-zoned's super blocks with the formatter's crc.
 $(B)/guest/bin/dm-recreate: $(call obj,stacks/dmz-format.c)
 
@@ -91,7 +94,8 @@ PROVE_KERNELS := linux-source-6.1 linux-source-6.12
 prove: all
 	@st=0; for k in $(PROVE_KERNELS); do \
 		$(MAKE) -k -s prove-swap prove-findings KERNEL=$$k || st=1; done; \
-	$(MAKE) -k -s prove-durability prove-live prove-faults || st=1; exit $$st
+	$(MAKE) -k -s prove-durability prove-live prove-faults prove-explore || st=1; \
+	exit $$st
 
 prove-swap: all
 	./runner --kernel $(KERNEL) --topology $(PROVE_TOPOLOGIES) \
@@ -114,6 +118,15 @@ FAULT_SERIES := patches/base,patches/replay-md-super-written-ignores-error,patch
 prove-faults: all
 	./runner --kernel $(KERNEL) --topology $(FAULT_TOPOLOGIES) \
 		--series $(FAULT_SERIES) --expect patches/prove.expect
+
+# Walks (--explore): a seeded walk passes on base and catches a replay,
+# on the raw array and under ext4 (where punch-hole sends md nothing).
+EXPLORE_TOPOLOGIES := discard-raid10,raid10,raid5
+EXPLORE_SERIES := patches/base,patches/replay-raid10-discard-past-end
+prove-explore: all
+	./runner --kernel $(KERNEL) --topology $(EXPLORE_TOPOLOGIES) \
+		--series $(EXPLORE_SERIES) --explore 1 --steps 300 \
+		--shrink-runs 0 --expect patches/explore.expect
 
 # Findings of its own: dm-zoned's bad primary super block on base, with
 # our fix, and with half of it (which only the 2-zone topology notices).
@@ -159,4 +172,4 @@ bench: all
 clean:
 	rm -rf $(B)/obj $(B)/bin $(B)/guest
 
-.PHONY: all check prove prove-swap prove-durability prove-live prove-findings prove-findings-drbd prove-findings-dmz findings history bench clean
+.PHONY: all check prove prove-swap prove-durability prove-live prove-faults prove-explore prove-findings prove-findings-drbd prove-findings-dmz findings history bench clean

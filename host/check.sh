@@ -35,12 +35,18 @@ step reports host/test/reports.sh
 # only stretch the DRBD waits).
 step drbd ./runner --topology drbd,drbd-swapfile,drbd-raid1 --jobs 1
 step faults host/test/faults.sh
+# Walks: a seeded walk on raid10 and on dm-crypt over md, its replay,
+# the kept traces, bad input.
+step explore host/test/explore.sh
 step prove make -s prove-swap
 step prove-durability make -s prove-durability
 step prove-live make -s prove-live
 # The error paths: a member's, a spare's and DRBD's disk failing, on base
 # and with a wrong error path replayed in md and in DRBD.
 step prove-faults make -s prove-faults
+# Walks held to verdicts: seed 1, 300 steps, on base and with raid10's
+# discard replay (caught on the raw array, not under ext4).
+step prove-explore make -s prove-explore
 # The debug kernel (KASAN, KFENCE, lockdep, debug objects, the allocation
 # injectors): md's fault tests, alloc-fault among them, and raid10's swap.
 # Not DRBD: its sender thread takes a mutex after prepare_to_wait(), and

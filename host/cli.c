@@ -23,6 +23,7 @@ static void usage(FILE *f)
 	      "              [--shard K/N] [--repeat N] [--tap] [--build-only]\n"
 	      "              [--jobs N] [--kernel-args ARGS] [--layers]\n"
 	      "              [--kernel linux-source-X.Y|PATH] [--debug]\n"
+	      "              [--explore SEED [--steps N | --time S]] [--replay TRACE]\n"
 	      "\n"
 	      "Builds the kernel (default linux-source-6.1) with the patch series\n"
 	      "in DIR (default patches/base), boots each topology in QEMU and runs\n"
@@ -48,6 +49,11 @@ static void usage(FILE *f)
 	      "  --config-fragment  merged after config/ (every option must take)\n"
 	      "  --debug     the debug kernel (config/profiles/debug.config: KASAN,\n"
 	      "              KFENCE, lockdep, fault injection), timeouts scaled\n"
+	      "  --explore SEED  instead of the tests, a seeded random walk of I/O\n"
+	      "              and layer operations checked against an exact model;\n"
+	      "              --steps N (default 40) or --time S bound it; a failing\n"
+	      "              walk is shrunk (--shrink-runs N guest runs, default 16)\n"
+	      "  --replay TRACE  run a walk's trace again (its topology and seed)\n"
 	      "  --kernel-args  appended to every guest's kernel command line\n"
 	      "  --shard K/N a stable 1/N of the selected topologies (CI workers)\n"
 	      "  --repeat N  run each topology N times; per-test pass rates\n"
@@ -101,13 +107,18 @@ void parse_args(int argc, char **argv, struct options *o)
 		{ "changed-functions", no_argument, NULL, 'F' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "debug", no_argument, NULL, 'D' },
+		{ "explore", required_argument, NULL, 'x' },
+		{ "steps", required_argument, NULL, 'n' },
+		{ "time", required_argument, NULL, 'm' },
+		{ "replay", required_argument, NULL, 'r' },
+		{ "shrink-runs", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end, junk;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "t:aLls:S:T:A:kvhE:CFJ:U:BXG:K:N:H:R:POj:D", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:aLls:S:T:A:kvhE:CFJ:U:BXG:K:N:H:R:POj:Dx:n:m:r:W:", lo, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			o->topologies = optarg;
@@ -168,6 +179,30 @@ void parse_args(int argc, char **argv, struct options *o)
 		case 'D':
 			o->debug = true;
 			break;
+		case 'x':
+			o->explore = true;
+			o->explore_seed = strtoull(optarg, &end, 10);
+			if (*end || !*optarg)
+				die("--explore %s: the seed is not a number", optarg);
+			break;
+		case 'n':
+			o->explore_steps = strtol(optarg, &end, 10);
+			if (*end || o->explore_steps < 1)
+				die("--steps %s: want a count", optarg);
+			break;
+		case 'm':
+			o->explore_time = strtol(optarg, &end, 10);
+			if (*end || o->explore_time < 1)
+				die("--time %s: want seconds", optarg);
+			break;
+		case 'r':
+			o->replay = optarg;
+			break;
+		case 'W':
+			o->shrink_runs = strtol(optarg, &end, 10);
+			if (*end || o->shrink_runs < 0)
+				die("--shrink-runs %s: want a count", optarg);
+			break;
 		case 'K':
 			o->kargs = optarg;
 			break;
@@ -220,7 +255,14 @@ void parse_args(int argc, char **argv, struct options *o)
 	if (strcmp(o->accel, "auto") && strcmp(o->accel, "tcg") &&
 	    strcmp(o->accel, "kvm"))
 		die("--accel %s: want auto, tcg or kvm", o->accel);
-	if (!o->all && !o->list && !o->topologies && !o->build_only) {
+	if (o->explore && o->replay)
+		die("--explore draws a new walk, --replay re-runs one: not both");
+	if ((o->explore_steps || o->explore_time) && !o->explore)
+		die("--steps and --time bound a walk: they want --explore SEED");
+	if (!o->explore_steps)
+		o->explore_steps = o->explore_time ? 100000 : 40;
+	if (!o->all && !o->list && !o->topologies && !o->build_only &&
+	    !o->replay) {
 		usage(stderr);
 		exit(2);
 	}

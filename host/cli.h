@@ -14,6 +14,11 @@ struct options {
 	bool changed_functions, bisect, tap, build_only, debug;
 	char *baseline;
 	int shard_k, shard_n, repeat;
+	/* --explore SEED, --steps, --time, --replay TRACE, --shrink-runs */
+	bool explore;
+	unsigned long long explore_seed;
+	int explore_steps, explore_time, shrink_runs;
+	char *replay;
 };
 
 /* Parse argv into o (defaults already set); exits on bad usage. */

@@ -17,6 +17,7 @@
 
 #include "compare.h"
 #include "covrun.h"
+#include "explore.h"
 #include "results.h"
 #include "sched.h"
 
@@ -108,12 +109,13 @@ static struct ctx *setup(int argc, char **argv)
 	struct ctx *c = xcalloc(1, sizeof(*c));
 	char *root = getenv("STACKTEST_ROOT");
 
-	c->o = (struct options){ .accel = "auto", .seed = 1 };
+	c->o = (struct options){ .accel = "auto", .seed = 1, .shrink_runs = 16 };
 	c->o.root = abs_path(root ? root : ".");
 	/* Topology files name guest tests relative to the root. */
 	setenv("STACKTEST_ROOT", c->o.root, 1);
 	c->o.jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	parse_args(argc, argv, &c->o);
+	explore_options(&c->o);
 	c->o.build = xasprintf("%s/build", c->o.root);
 	c->ko.build = c->o.build;
 	c->ko.config_dir = xasprintf("%s/config", c->o.root);
@@ -237,6 +239,7 @@ int main(int argc, char **argv)
 		return build_only(c);
 	paths = selected_topologies(&c->o, &c->n);
 	c->topo = load_all(paths, c->n);
+	explore_prepare(c);
 	if (c->o.list) {
 		list(c->topo, c->n);
 		return 0;

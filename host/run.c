@@ -123,7 +123,7 @@ static char *plan_text(const struct topology *t, const struct run_opts *o,
  * the kernel's .config as /etc/kernel.config (tests' REQ_KCONFIG).
  */
 static void make_initrd(const char *base, const char *plan,
-			const char *config, const char *out)
+			const char *config, const char *trace, const char *out)
 {
 	char *cfg = config ? read_file(config, NULL) : NULL;
 	struct strbuf sb = { 0 };
@@ -139,6 +139,9 @@ static void make_initrd(const char *base, const char *plan,
 	cpio_add_file(&sb, "plan", plan, strlen(plan), 0644);
 	if (cfg)
 		cpio_add_file(&sb, "etc/kernel.config", cfg, strlen(cfg), 0644);
+	if (trace)
+		cpio_add_file(&sb, "etc/explore.trace", trace, strlen(trace),
+			      0644);
 	free(cfg);
 	cpio_finish(&sb);
 	if (write_file_atomic(out, sb.buf, sb.len))
@@ -338,7 +341,7 @@ static struct guest guest_for(const struct topology *t,
 	free(path);
 	path = node_file(o->results, "cmdline", "", t->nodes, n);
 	write_file_atomic(path, g.append, strlen(g.append));
-	make_initrd(o->initramfs, plan, k->config, g.initrd);
+	make_initrd(o->initramfs, plan, k->config, o->explore_trace, g.initrd);
 	free(plan);
 	free(path);
 	free(pre);
@@ -472,7 +475,8 @@ const char *probe_accel(const struct kernel *k, const struct run_opts *o)
 	g.console_log = xasprintf("%s/console.log", dir);
 	g.ktap_log = xasprintf("%s/ktap.log", dir);
 	g.qemu_log = xasprintf("%s/qemu.log", dir);
-	make_initrd(o->initramfs, "name kvm-probe\nseed 1\n", NULL, g.initrd);
+	make_initrd(o->initramfs, "name kvm-probe\nseed 1\n", NULL, NULL,
+		    g.initrd);
 	ktap_init(&kt);
 	guest_run(&g, count_line, &kt, &gr);
 	if (!gr.timed_out && !gr.status && !ktap_finish(&kt))

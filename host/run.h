@@ -18,6 +18,7 @@ struct run_opts {
 	int timeout;		/* 0: the topology's own */
 	int time_scale;		/* the profile's slowdown: topology timeouts x N */
 	long long memory_extra;	/* the profile's own: added to each guest's RAM */
+	const char *explore_trace;	/* a walk's steps: /etc/explore.trace */
 	bool keep;
 	bool verbose;
 	int ntrace;		/* functions whose calls the guest counts */

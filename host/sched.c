@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "covrun.h"
+#include "explore.h"
 #include "kconfig.h"
 #include "report.h"
 #include "sched.h"
@@ -215,6 +216,7 @@ bool run_series(struct ctx *c, const char *path, int prefix,
 					  c->topo[i].name);
 		run_one(&c->topo[i], &k, &c->ro, &sr->res[i]);
 		copy_config(&k, c->ro.results);
+		explore_after(c, &k, &c->topo[i], &sr->res[i]);
 		cov_add_hits(sr->cov, &sr->res[i]);
 		sr->ntopo = i + 1;
 	}

@@ -76,5 +76,7 @@ static const struct layer_kind dm_clone = {
 	.disks = clone_disks,
 	.build = clone_build,
 	.teardown = clone_teardown,
+	.ops = { DM_OP_SUSPEND },
+	.settle = dm_settle,
 };
 LAYER_KIND(dm_clone);

@@ -48,5 +48,7 @@ static const struct layer_kind dm_crypt = {
 	.tools = { "dmsetup" },
 	.build = crypt_build,
 	.teardown = crypt_teardown,
+	.ops = { DM_OP_SUSPEND, DM_OP_RELOAD },
+	.settle = dm_settle,
 };
 LAYER_KIND(dm_crypt);

@@ -51,5 +51,7 @@ static const struct layer_kind dm_delay = {
 	.tools = { "dmsetup" },
 	.build = delay_build,
 	.teardown = delay_teardown,
+	.ops = { DM_OP_SUSPEND, DM_OP_RELOAD },
+	.settle = dm_settle,
 };
 LAYER_KIND(dm_delay);

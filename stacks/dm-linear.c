@@ -59,5 +59,7 @@ static const struct layer_kind dm_linear = {
 	.disks = linear_disks,
 	.build = linear_build,
 	.teardown = linear_teardown,
+	.ops = { DM_OP_SUSPEND, DM_OP_RELOAD },
+	.settle = dm_settle,
 };
 LAYER_KIND(dm_linear);

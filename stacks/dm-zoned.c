@@ -134,5 +134,7 @@ static const struct layer_kind dm_zoned = {
 	.swap_pressure = "memcg",
 	.build = zoned_build,
 	.teardown = zoned_teardown,
+	.ops = { DM_OP_SUSPEND },
+	.settle = dm_settle,
 };
 LAYER_KIND(dm_zoned);

@@ -16,9 +16,11 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define LAYER_MAX_OPTS 8
 #define LAYER_MAX_TOOLS 8
+#define LAYER_MAX_OPS 12
 
 struct layer_opt {
 	char key[24];
@@ -39,6 +41,30 @@ struct layer_key {
 };
 
 struct stack;
+
+/*
+ * What a walk (--explore, guest-tests/tests/explore.c) can do to a live
+ * layer of a kind, beside the I/O it does on the top: fail a member,
+ * reload a table.  None may change the data the stack holds: the walk's
+ * model of every block stays as it was, and a full scan checks that.
+ *
+ * pick() draws the operation's arguments from r into args ("md0 vdb"),
+ * or returns -1 when it cannot run now (the array is already degraded);
+ * apply() carries them out, as a trace replays them: 0 done, 1 not
+ * applicable now (a shrunk trace dropped what it needed), -1 failed
+ * (the kernel misbehaved), why in msg.  settle() ends every walk: undo
+ * what is left undone (re-add, resume, thaw) and wait until the layer is
+ * whole; it may check (md's mismatch_cnt).  alone: no I/O beside it.
+ * weight: how often a walk draws it against the kind's others (0: 4).
+ */
+struct layer_op {
+	const char *name;
+	int (*pick)(const char *kind, uint64_t r, char *args, size_t len);
+	int (*apply)(const char *kind, const char *args, char *msg,
+		     size_t len);
+	bool alone;
+	int weight;
+};
 
 struct layer_kind {
 	const char *name;
@@ -70,6 +96,9 @@ struct layer_kind {
 		     size_t len);
 	int (*teardown)(struct stack *s, const struct layer *l, char *msg,
 			size_t len);
+	/* A walk's operations on it (none: the walk only does I/O above it). */
+	struct layer_op ops[LAYER_MAX_OPS];
+	int (*settle)(const char *kind, char *msg, size_t len);
 };
 
 #define LAYER_KIND(var)							\

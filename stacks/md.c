@@ -2,7 +2,12 @@
 /* md arrays with mdadm --create / --stop. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "stack.h"
 
@@ -98,6 +103,513 @@ static int md_teardown(struct stack *s, const struct layer *l, char *msg,
 	return 0;
 }
 
+/*
+ * A walk's operations on the arrays (layer_op).  Members this process
+ * took out, to be put back: removed (failed and removed), or armed (every
+ * bio to it fails, md has not necessarily noticed yet).
+ */
+static struct {
+	char md[16], dev[48];
+	bool armed;
+} out[MD_MAX_MEMBERS];
+static int nout;
+
+/* "/dev/md0" for "md0" (a static buffer). */
+static const char *md_dev(const char *md)
+{
+	static char dev[32];
+
+	snprintf(dev, sizeof(dev), "/dev/%s", md);
+	return dev;
+}
+
+/* md0, md1, ...: the arrays there are; one of them by r into md. */
+static int md_pick_array(uint64_t r, char *md, size_t len)
+{
+	char path[64];
+	int n = 0;
+
+	while (n < 8) {
+		snprintf(path, sizeof(path), "/sys/block/md%d/md", n);
+		if (access(path, F_OK))
+			break;
+		n++;
+	}
+	if (!n)
+		return -1;
+	snprintf(md, len, "md%d", (int)(r % n));
+	return 0;
+}
+
+static bool md_quiet(const char *md);
+
+/* Whole and quiet: not degraded, no sync running, nothing of ours out. */
+static bool md_whole(const char *md)
+{
+	return !nout && md_attr_ll(md, "degraded") == 0 && md_quiet(md);
+}
+
+/*
+ * A member to fail, "md0 vdb": any in-sync one of an array that is not
+ * degraded, or the one recovering (failing it fails nothing more).
+ */
+static bool md_failable(const struct md_member *m, long long degraded)
+{
+	if (m->slot < 0 || strstr(m->state, "faulty"))
+		return false;
+	return degraded ? !strstr(m->state, "in_sync") :
+	       strstr(m->state, "in_sync") != NULL;
+}
+
+static int md_pick_member(const char *kind, uint64_t r, char *args,
+			  size_t len)
+{
+	struct md_member m[MD_MAX_MEMBERS];
+	long long degraded;
+	char md[16];
+	int n, i, k = 0;
+
+	if (md_pick_array(r, md, sizeof(md)) || nout)
+		return -1;
+	degraded = md_attr_ll(md, "degraded");
+	if (degraded < 0)
+		return -1;
+	n = md_members(md, m, MD_MAX_MEMBERS);
+	for (i = 0; i < n; i++)
+		k += md_failable(&m[i], degraded);
+	if (!k)
+		return -1;
+	k = (r >> 8) % k;
+	for (i = 0; i < n && (!md_failable(&m[i], degraded) || k--); i++)
+		;
+	snprintf(args, len, "%s %s", md, m[i].name);
+	return 0;
+}
+
+/* The pick's condition, again when the operation runs (a replayed trace). */
+static bool md_still_failable(const char *md, const char *name)
+{
+	struct md_member m[MD_MAX_MEMBERS];
+	long long degraded = md_attr_ll(md, "degraded");
+	int n = md_members(md, m, MD_MAX_MEMBERS), i;
+
+	for (i = 0; i < n && !nout && degraded >= 0; i++)
+		if (!strcmp(m[i].name, name))
+			return md_failable(&m[i], degraded);
+	return false;
+}
+
+static int md_mark_out(const char *md, const char *dev, bool armed)
+{
+	if (nout == MD_MAX_MEMBERS)
+		return -1;
+	snprintf(out[nout].md, sizeof(out[nout].md), "%s", md);
+	snprintf(out[nout].dev, sizeof(out[nout].dev), "%s", dev);
+	out[nout++].armed = armed;
+	return 0;
+}
+
+/* mdadm --remove, retried while md still finishes the failure (EBUSY). */
+static int md_remove_member(const char *dev, const char *member)
+{
+	double end = mono_s() + scaled(20);
+
+	while (mdadm(dev, "--remove", member, NULL)) {
+		if (mono_s() > end)
+			return -1;
+		usleep(200000);
+	}
+	return 0;
+}
+
+/* Fail a member and remove it: the array runs degraded. */
+static int md_op_fail(const char *kind, const char *args, char *msg,
+		      size_t len)
+{
+	char md[16], name[32], dev[32], member[48];
+
+	if (sscanf(args, "%15s %31s", md, name) != 2 ||
+	    !md_still_failable(md, name))
+		return 1;
+	snprintf(dev, sizeof(dev), "/dev/%s", md);
+	snprintf(member, sizeof(member), "/dev/%s", name);
+	if (mdadm(dev, "--fail", member, NULL) ||
+	    md_remove_member(dev, member)) {
+		snprintf(msg, len, "mdadm --fail/--remove %s from %s failed",
+			 member, dev);
+		return -1;
+	}
+	return md_mark_out(md, member, false);
+}
+
+/*
+ * Every bio to a member fails from now on (fail_make_request): md must
+ * notice by itself and run degraded.
+ */
+static int md_op_fault(const char *kind, const char *args, char *msg,
+		       size_t len)
+{
+	char md[16], name[32], member[48];
+
+	if (sscanf(args, "%15s %31s", md, name) != 2 ||
+	    !md_still_failable(md, name))
+		return 1;
+	snprintf(member, sizeof(member), "/dev/%s", name);
+	if (fault_setup("fail_make_request", 100, -1) ||
+	    fail_disk(member, 1)) {
+		snprintf(msg, len, "cannot make %s fail", member);
+		return 1;
+	}
+	return md_mark_out(md, member, true);
+}
+
+static int md_pick_out(const char *kind, uint64_t r, char *args, size_t len)
+{
+	if (!nout)
+		return -1;
+	snprintf(args, len, "%s %s", out[r % nout].md, out[r % nout].dev);
+	return 0;
+}
+
+/* An armed member healed and, failed by md or by us, removed. */
+static int md_disarm(int i, char *msg, size_t len)
+{
+	const char *member = out[i].dev;
+
+	if (!out[i].armed)
+		return 0;
+	fail_disk(member, 0);
+	mdadm(md_dev(out[i].md), "--fail", member, NULL);
+	if (md_remove_member(md_dev(out[i].md), member)) {
+		snprintf(msg, len, "%s: cannot remove faulty %s", out[i].md,
+			 member);
+		return -1;
+	}
+	out[i].armed = false;
+	return 0;
+}
+
+/* Put member i back: disarmed, then re-added. */
+static int md_put_back(int i, char *msg, size_t len)
+{
+	const char *member = out[i].dev;
+	char dev[32];
+
+	snprintf(dev, sizeof(dev), "/dev/%s", out[i].md);
+	if (md_disarm(i, msg, len))
+		return -1;
+	/* --re-add resyncs only what the bitmap marked; else a full --add. */
+	if (mdadm(dev, "--re-add", member, NULL) &&
+	    mdadm(dev, "--add", member, NULL)) {
+		snprintf(msg, len, "mdadm --add %s to %s failed", member, dev);
+		return -1;
+	}
+	out[i] = out[--nout];
+	return 0;
+}
+
+/* The member of ours that args ("md0 /dev/vdb") names, or -1. */
+static int md_find_out(const char *args)
+{
+	char md[16], member[48];
+	int i;
+
+	if (sscanf(args, "%15s %47s", md, member) != 2)
+		return -1;
+	for (i = 0; i < nout; i++)
+		if (!strcmp(out[i].md, md) && !strcmp(out[i].dev, member))
+			return i;
+	return -1;
+}
+
+/*
+ * The member replaced by a new disk: its superblock gone and every
+ * sector zeroed (BLKZEROOUT) before mdadm --add, so md must recover all
+ * of it.
+ */
+static int md_wipe(const char *member, char *msg, size_t len)
+{
+	uint64_t range[2] = { 0, 0 };
+	int fd = open(member, O_WRONLY | O_CLOEXEC);
+	int r = -1;
+
+	if (fd >= 0 && !ioctl(fd, BLKGETSIZE64, &range[1]))
+		r = ioctl(fd, BLKZEROOUT, range);
+	if (fd >= 0)
+		close(fd);
+	if (r)
+		snprintf(msg, len, "cannot zero %s: %s", member,
+			 strerror(errno));
+	return r;
+}
+
+static int md_op_replace(const char *kind, const char *args, char *msg,
+			 size_t len)
+{
+	int i = md_find_out(args);
+
+	if (i < 0)
+		return 1;
+	if (md_disarm(i, msg, len) ||
+	    mdadm("--zero-superblock", out[i].dev, NULL) ||
+	    md_wipe(out[i].dev, msg, len))
+		return -1;
+	return md_put_back(i, msg, len);
+}
+
+static int md_op_readd(const char *kind, const char *args, char *msg,
+		       size_t len)
+{
+	int i = md_find_out(args);
+
+	return i < 0 ? 1 : md_put_back(i, msg, len);
+}
+
+/* A running resync or recovery, to freeze; or a frozen one, to thaw. */
+static int md_pick_sync(const char *kind, uint64_t r, char *args, size_t len,
+			bool frozen)
+{
+	char md[16], act[32];
+
+	if (md_pick_array(r, md, sizeof(md)) ||
+	    md_attr(md, "sync_action", act, sizeof(act)))
+		return -1;
+	if (frozen ? strcmp(act, "frozen") :
+	    !strcmp(act, "frozen") || !strcmp(act, "idle"))
+		return -1;
+	snprintf(args, len, "%s", md);
+	return 0;
+}
+
+static int md_pick_freeze(const char *kind, uint64_t r, char *args,
+			  size_t len)
+{
+	return md_pick_sync(kind, r, args, len, false);
+}
+
+static int md_pick_thaw(const char *kind, uint64_t r, char *args, size_t len)
+{
+	return md_pick_sync(kind, r, args, len, true);
+}
+
+static int md_op_action(const char *args, const char *action, char *msg,
+			size_t len)
+{
+	char md[16];
+
+	if (sscanf(args, "%15s", md) != 1)
+		return 1;
+	if (md_attr_write(md, "sync_action", action)) {
+		snprintf(msg, len, "%s: cannot write sync_action %s", md,
+			 action);
+		return -1;
+	}
+	return 0;
+}
+
+static int md_op_freeze(const char *kind, const char *args, char *msg,
+			size_t len)
+{
+	return md_op_action(args, "frozen", msg, len);
+}
+
+/* "idle" unfreezes: md restarts the sync where it stopped. */
+static int md_op_thaw(const char *kind, const char *args, char *msg,
+		      size_t len)
+{
+	return md_op_action(args, "idle", msg, len);
+}
+
+/*
+ * sync_speed_max, KiB/s, or the system's (md_speed_up's): a sync crawls
+ * under the walk's I/O or races it.  wait and check lift it first.
+ */
+static int md_pick_speed(const char *kind, uint64_t r, char *args, size_t len)
+{
+	static const char *const kib[] = { "1000", "10000", "100000", "system" };
+	char md[16];
+
+	if (md_pick_array(r, md, sizeof(md)))
+		return -1;
+	snprintf(args, len, "%s %s", md, kib[(r >> 8) % 4]);
+	return 0;
+}
+
+static int md_op_speed(const char *kind, const char *args, char *msg,
+		       size_t len)
+{
+	char md[16], kib[16], min[24];
+
+	if (sscanf(args, "%15s %15s", md, kib) != 2)
+		return 1;
+	/*
+	 * md syncs at least at sync_speed_min whatever the load (the
+	 * system's is raised by md_speed_up): the floor goes with the cap.
+	 */
+	if (strcmp(kib, "system"))
+		snprintf(min, sizeof(min), "%d", atoi(kib) / 2);
+	else
+		snprintf(min, sizeof(min), "system");
+	if (md_attr_write(md, "sync_speed_min", min) ||
+	    md_attr_write(md, "sync_speed_max", kib)) {
+		snprintf(msg, len, "%s: cannot set sync_speed_min/max", md);
+		return -1;
+	}
+	return 0;
+}
+
+/* No resync, recovery or check running (mdadm --grow waits for none). */
+static bool md_quiet(const char *md)
+{
+	char act[32];
+
+	return !md_attr(md, "sync_action", act, sizeof(act)) &&
+	       !strcmp(act, "idle");
+}
+
+/*
+ * The write-intent bitmap on or off (mdadm --grow), whole or degraded:
+ * a bitmap added while a member is out is younger than it, so its re-add
+ * is a full recovery.
+ */
+static int md_pick_bitmap(const char *kind, uint64_t r, char *args,
+			  size_t len)
+{
+	char md[16], loc[32];
+
+	if (md_pick_array(r, md, sizeof(md)) || !md_quiet(md) ||
+	    md_attr(md, "bitmap/location", loc, sizeof(loc)))
+		return -1;
+	snprintf(args, len, "%s %s", md, strcmp(loc, "none") ? "none" :
+		 "internal");
+	return 0;
+}
+
+static int md_op_bitmap(const char *kind, const char *args, char *msg,
+			size_t len)
+{
+	char md[16], dev[32], bitmap[32], want[16];
+	double end = mono_s() + scaled(5);
+
+	if (sscanf(args, "%15s %15s", md, want) != 2 || !md_quiet(md))
+		return 1;
+	snprintf(dev, sizeof(dev), "/dev/%s", md);
+	snprintf(bitmap, sizeof(bitmap), "--bitmap=%s", want);
+	/*
+	 * md refuses (EBUSY) while it still has recovery work flagged after
+	 * a member left, which sysfs does not show: retry, then give up on
+	 * the operation rather than blame the kernel.
+	 */
+	while (mdadm("--grow", dev, bitmap, NULL)) {
+		if (mono_s() > end) {
+			snprintf(msg, len, "mdadm --grow %s %s refused for %.0f s",
+				 dev, bitmap, scaled(5));
+			return 1;
+		}
+		usleep(200000);
+	}
+	return 0;
+}
+
+/* Swap in use on the stack: md's own docs say it can leave mirrors differing. */
+static bool swap_used(void)
+{
+	return meminfo_kb("SwapTotal") != meminfo_kb("SwapFree");
+}
+
+/* A check scrub of a whole array: mismatch_cnt must be 0. */
+static int md_pick_check(const char *kind, uint64_t r, char *args, size_t len)
+{
+	char md[16];
+
+	if (md_pick_array(r, md, sizeof(md)) || !md_whole(md) || swap_used())
+		return -1;
+	snprintf(args, len, "%s", md);
+	return 0;
+}
+
+static int md_op_check(const char *kind, const char *args, char *msg,
+		       size_t len)
+{
+	char md[16], dev[32];
+	long long mismatch = -1;
+
+	if (sscanf(args, "%15s", md) != 1 || !md_whole(md) || swap_used())
+		return 1;
+	snprintf(dev, sizeof(dev), "/dev/%s", md);
+	md_speed_up();
+	md_attr_write(md, "sync_speed_min", "system");
+	md_attr_write(md, "sync_speed_max", "system");
+	if (md_check(dev, scaled(300), &mismatch) || mismatch) {
+		snprintf(msg, len, "%s: check found mismatch_cnt %lld", md,
+			 mismatch);
+		return -1;
+	}
+	return 0;
+}
+
+/* Wait for whatever sync runs to end (a walk goes on degraded or whole). */
+static int md_pick_wait(const char *kind, uint64_t r, char *args, size_t len)
+{
+	char md[16], act[32];
+
+	if (md_pick_array(r, md, sizeof(md)) ||
+	    md_attr(md, "sync_action", act, sizeof(act)) ||
+	    !strcmp(act, "idle") || !strcmp(act, "frozen"))
+		return -1;
+	snprintf(args, len, "%s", md);
+	return 0;
+}
+
+static int md_op_wait(const char *kind, const char *args, char *msg,
+		      size_t len)
+{
+	char md[16], act[32];
+
+	if (sscanf(args, "%15s", md) != 1 ||
+	    md_attr(md, "sync_action", act, sizeof(act)) ||
+	    !strcmp(act, "frozen"))
+		return 1;
+	md_speed_up();
+	md_attr_write(md, "sync_speed_min", "system");
+	md_attr_write(md, "sync_speed_max", "system");
+	if (md_wait_idle(md, -1, scaled(300))) {
+		snprintf(msg, len, "%s: sync did not end in %.0f s", md,
+			 scaled(300));
+		return -1;
+	}
+	return 0;
+}
+
+/* End of a walk: every member back, thawed, in sync, and checked. */
+static int md_settle(const char *kind, char *msg, size_t len)
+{
+	char md[16], dev[32];
+	int i;
+
+	while (nout)
+		if (md_put_back(nout - 1, msg, len))
+			return -1;
+	for (i = 0; !md_pick_array(i, md, sizeof(md)) && i < 8; i++) {
+		if (i && !strcmp(md, "md0"))
+			break;
+		snprintf(dev, sizeof(dev), "/dev/%s", md);
+		md_speed_up();
+	md_attr_write(md, "sync_speed_min", "system");
+	md_attr_write(md, "sync_speed_max", "system");
+		md_op_thaw(kind, md, msg, len);
+		if (md_wait_idle(dev, 0, scaled(300))) {
+			snprintf(msg, len, "%s not whole after the walk", md);
+			return -1;
+		}
+		if (md_pick_check(kind, i, md, sizeof(md)) == 0 &&
+		    md_op_check(kind, md, msg, len) < 0)
+			return -1;
+	}
+	snprintf(msg, len, "arrays whole, in sync, mismatch_cnt 0");
+	return 0;
+}
+
 /* The free disks it is given (devices=N), or all of them; never a device below. */
 static int md_disks(const struct layer *l, bool below, int free, char *err,
 		    size_t len)
@@ -133,5 +645,18 @@ static const struct layer_kind md = {
 	.disks = md_disks,
 	.build = md_build,
 	.teardown = md_teardown,
+	.ops = {
+		{ "fail", md_pick_member, md_op_fail, false, 4 },
+		{ "fault", md_pick_member, md_op_fault, false, 4 },
+		{ "re-add", md_pick_out, md_op_readd, false, 4 },
+		{ "replace", md_pick_out, md_op_replace, false, 2 },
+		{ "freeze", md_pick_freeze, md_op_freeze, false, 2 },
+		{ "thaw", md_pick_thaw, md_op_thaw, false, 2 },
+		{ "speed", md_pick_speed, md_op_speed, false, 2 },
+		{ "bitmap", md_pick_bitmap, md_op_bitmap, true, 1 },
+		{ "check", md_pick_check, md_op_check, true, 1 },
+		{ "wait", md_pick_wait, md_op_wait, false, 2 },
+	},
+	.settle = md_settle,
 };
 LAYER_KIND(md);

@@ -55,6 +55,13 @@ long long dev_sectors(const char *dev);
 int dm_create(struct stack *s, const char *name, const char *table,
 	      char *msg, size_t len);
 int dm_remove(const char *name, char *msg, size_t len);
+/* A walk's dm operations (layer_op): suspend/resume, reload the live table. */
+int dm_op_pick(const char *kind, uint64_t r, char *args, size_t len);
+int dm_op_suspend(const char *kind, const char *args, char *msg, size_t len);
+int dm_op_reload(const char *kind, const char *args, char *msg, size_t len);
+int dm_settle(const char *kind, char *msg, size_t len);
+#define DM_OP_SUSPEND { "suspend", dm_op_pick, dm_op_suspend, false }
+#define DM_OP_RELOAD { "reload", dm_op_pick, dm_op_reload, false }
 
 /* Filesystems (fs.c): mkfs.TYPE OPTS on the device below, mounted. */
 int fs_make(struct stack *s, const char *type, const char *const *opts,
