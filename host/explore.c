@@ -135,11 +135,14 @@ static void check_step(const char *path, int line, const char *text,
 			check_op(path, line, tok, topo);
 		else if (!strcmp(tok, "S"))
 			continue;
-		else if (*tok == 'W' ? sscanf(tok, "W %lld %lld %c %d%c", &off, &len, &mode, &id, &junk) != 4 :
-			 *tok == 'R' ? sscanf(tok, "R %lld %lld %c%c", &off, &len, &mode, &junk) != 3 :
-			 (*tok == 'D' || *tok == 'Z') ?
-			 sscanf(tok + 1, " %lld %lld%c", &off, &len, &junk) != 2 : 1)
-			die("%s:%d: unknown or malformed operation '%s'", path, line, tok);
+		else if ((*tok == 'W' ? sscanf(tok, "W %lld %lld %c %d%c", &off, &len, &mode, &id, &junk) != 4 :
+			  *tok == 'R' ? sscanf(tok, "R %lld %lld %c%c", &off, &len, &mode, &junk) != 3 :
+			  (*tok == 'D' || *tok == 'Z') ?
+			  (mode = 'd', sscanf(tok + 1, " %lld %lld%c", &off, &len, &junk) != 2) : 1) ||
+			 off < 0 || len <= 0 || off % 4096 || len % 4096 ||
+			 (mode != 'd' && mode != 'b'))
+			die("%s:%d: unknown or malformed operation '%s' (offsets and lengths are 4 KiB multiples, modes d or b)",
+			    path, line, tok);
 	}
 	free(copy);
 }
@@ -149,7 +152,7 @@ static void trace_load(const char *path, struct trace *t)
 	FILE *f = fopen(path, "re");
 	char *line = NULL, word[64], junk;
 	size_t cap = 0;
-	int ln = 0;
+	int ln = 0, seed = 0;
 
 	if (!f)
 		die("--replay %s: %s", path, strerror(errno));
@@ -168,6 +171,7 @@ static void trace_load(const char *path, struct trace *t)
 			if (sscanf(line, "seed %llu%c", &t->seed, &junk) != 1)
 				die("%s:%d: seed '%s' is not a number", path,
 				    ln, line + 5);
+			seed = 1;
 		} else if (!strncmp(line, "step ", 5))
 			trace_add(t, line, ln);
 		else
@@ -175,7 +179,7 @@ static void trace_load(const char *path, struct trace *t)
 	}
 	free(line);
 	fclose(f);
-	if (!t->topology || !t->kernel || !t->nsteps)
+	if (!t->topology || !t->kernel || !seed || !t->nsteps)
 		die("%s: not an explore trace (it wants topology, kernel, seed and steps)",
 		    path);
 }
@@ -257,14 +261,23 @@ void explore_prepare(struct ctx *c)
 			check_step(c->o.replay, t.lines[i], t.steps[i],
 				   &c->topo[0]);
 		c->ro.explore_trace = trace_steps(&t);
+		c->o.explore_steps = t.nsteps;	/* for the timeout */
 		trace_free(&t);
 	}
 	c->o.jobs = 1;
 	for (i = 0; i < c->n; i++) {
 		struct topology *t = &c->topo[i];
 
-		if (!walkable(t, why, sizeof(why)))
+		if (!walkable(t, why, sizeof(why)) && !c->o.all)
 			die("topology %s cannot be walked: %s", t->name, why);
+		/* --all walks what can be walked and says what it leaves. */
+		if (!walkable(t, why, sizeof(why))) {
+			printf("runner: not walking %s: %s\n", t->name, why);
+			memmove(t, t + 1, (c->n - i - 1) * sizeof(*t));
+			c->n--;
+			i--;
+			continue;
+		}
 		if (t->noptions + 3 > TOPO_MAX_OPTIONS)
 			die("topology %s: too many options for a walk", t->name);
 		t->ntests = 1;
@@ -281,6 +294,8 @@ void explore_prepare(struct ctx *c)
 		t->timeout += c->o.explore_time ? c->o.explore_time :
 			      c->o.explore_steps * 5;
 	}
+	if (!c->n)
+		die("none of the topologies chosen can be walked");
 }
 
 /* The walk's steps and its failing step, from a guest's ktap.log. */
@@ -310,6 +325,24 @@ static bool failed(const struct topo_result *r)
 	return strcmp(r->verdict, "PASS") && strcmp(r->verdict, "SKIP");
 }
 
+/*
+ * The walk itself failed (a read, a layer operation, the settle, the
+ * final scan or fsck): its result is there and FAIL, and the guest
+ * neither timed out nor panicked, which a shrinker must not take for
+ * the bug it shrinks.
+ */
+static bool walk_failed(const struct topo_result *r)
+{
+	int i;
+
+	if (!strcmp(r->verdict, "TIMEOUT") || !strcmp(r->verdict, "PANIC"))
+		return false;
+	for (i = 0; i < r->ntests; i++)
+		if (!strcmp(r->tests[i].name, "explore"))
+			return r->tests[i].result == KTAP_FAIL;
+	return false;
+}
+
 /* Run trace t on topology; whether it failed, and its failing step. */
 static bool try_trace(struct ctx *c, const struct kernel *k,
 		      const struct topology *topo, const struct trace *t,
@@ -324,10 +357,10 @@ static bool try_trace(struct ctx *c, const struct kernel *k,
 	ro.explore_trace = trace_steps(t);
 	printf("[%s] shrink run %d: %d steps\n", topo->name, n, t->nsteps);
 	run_topology(topo, k, &ro, &r);
-	bad = failed(&r);
 	*step = read_walk(ro.results, &got);
 	if (!*step)
 		*step = got.nsteps;
+	bad = walk_failed(&r);
 	trace_free(&got);
 	free((char *)ro.explore_trace);
 	return bad;
@@ -414,10 +447,14 @@ void explore_after(struct ctx *c, const struct kernel *k,
 	printf("[%s] walk of %d steps %s; trace in %s\n", topo->name, t.nsteps,
 	       failed(r) ? "FAILED" : "passed", path);
 	free(path);
-	if (failed(r) && t.nsteps && c->o.shrink_runs > 0) {
-		if (step)
-			while (t.nsteps > step)
-				free(t.steps[--t.nsteps]);
+	if (failed(r) && !walk_failed(r))
+		printf("[%s] not shrunk: the guest failed (%s), not the walk\n",
+		       topo->name, r->verdict);
+	if (walk_failed(r) && t.nsteps && c->o.shrink_runs > 0) {
+		while (step && t.nsteps > step)
+			free(t.steps[--t.nsteps]);
+		if (!step)
+			step = t.nsteps;
 		shrink(c, k, topo, &t, &step, c->o.shrink_runs);
 		path = xasprintf("%s/explore-shrunk.trace", c->ro.results);
 		if (trace_save(&t, step, path))

@@ -114,9 +114,12 @@ static int dmsetup(const char *cmd, const char *name, const char *arg,
 		   char *msg, size_t len)
 {
 	const char *argv[] = { "dmsetup", cmd, "--noudevsync", name, arg, NULL };
+	int tries = strcmp(cmd, "resume") ? 1 : 3;
 
-	if (!run(argv))
-		return 0;
+	/* A resume that fails would leave the walk's I/O blocked for good. */
+	while (tries--)
+		if (!run(argv))
+			return 0;
 	snprintf(msg, len, "dmsetup %s %s failed", cmd, name);
 	return -1;
 }

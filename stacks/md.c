@@ -114,6 +114,14 @@ static struct {
 } out[MD_MAX_MEMBERS];
 static int nout;
 
+/* Every sync of md at the system's speed, raised by md_speed_up(). */
+static void md_full_speed(const char *md)
+{
+	md_speed_up();
+	md_attr_write(md, "sync_speed_min", "system");
+	md_attr_write(md, "sync_speed_max", "system");
+}
+
 /* "/dev/md0" for "md0" (a static buffer). */
 static const char *md_dev(const char *md)
 {
@@ -347,12 +355,22 @@ static int md_op_replace(const char *kind, const char *args, char *msg,
 			 size_t len)
 {
 	int i = md_find_out(args);
+	double end = mono_s() + scaled(5);
 
 	if (i < 0)
 		return 1;
-	if (md_disarm(i, msg, len) ||
-	    mdadm("--zero-superblock", out[i].dev, NULL) ||
-	    md_wipe(out[i].dev, msg, len))
+	if (md_disarm(i, msg, len))
+		return -1;
+	/* md may still hold the removed disk for a moment (EBUSY). */
+	while (mdadm("--zero-superblock", out[i].dev, NULL)) {
+		if (mono_s() > end) {
+			snprintf(msg, len, "mdadm --zero-superblock %s refused",
+				 out[i].dev);
+			return 1;
+		}
+		usleep(200000);
+	}
+	if (md_wipe(out[i].dev, msg, len))
 		return -1;
 	return md_put_back(i, msg, len);
 }
@@ -537,10 +555,8 @@ static int md_op_check(const char *kind, const char *args, char *msg,
 	if (sscanf(args, "%15s", md) != 1 || !md_whole(md) || swap_used())
 		return 1;
 	snprintf(dev, sizeof(dev), "/dev/%s", md);
-	md_speed_up();
-	md_attr_write(md, "sync_speed_min", "system");
-	md_attr_write(md, "sync_speed_max", "system");
-	if (md_check(dev, scaled(300), &mismatch) || mismatch) {
+	md_full_speed(md);
+	if (md_check(dev, 300, &mismatch) || mismatch) {
 		snprintf(msg, len, "%s: check found mismatch_cnt %lld", md,
 			 mismatch);
 		return -1;
@@ -570,10 +586,8 @@ static int md_op_wait(const char *kind, const char *args, char *msg,
 	    md_attr(md, "sync_action", act, sizeof(act)) ||
 	    !strcmp(act, "frozen"))
 		return 1;
-	md_speed_up();
-	md_attr_write(md, "sync_speed_min", "system");
-	md_attr_write(md, "sync_speed_max", "system");
-	if (md_wait_idle(md, -1, scaled(300))) {
+	md_full_speed(md);
+	if (md_wait_idle(md, -1, 300)) {
 		snprintf(msg, len, "%s: sync did not end in %.0f s", md,
 			 scaled(300));
 		return -1;
@@ -584,26 +598,24 @@ static int md_op_wait(const char *kind, const char *args, char *msg,
 /* End of a walk: every member back, thawed, in sync, and checked. */
 static int md_settle(const char *kind, char *msg, size_t len)
 {
-	char md[16], dev[32];
+	char md[16], path[64];
 	int i;
 
 	while (nout)
 		if (md_put_back(nout - 1, msg, len))
 			return -1;
-	for (i = 0; !md_pick_array(i, md, sizeof(md)) && i < 8; i++) {
-		if (i && !strcmp(md, "md0"))
+	for (i = 0; i < 8; i++) {
+		snprintf(md, sizeof(md), "md%d", i);
+		snprintf(path, sizeof(path), "/sys/block/%s/md", md);
+		if (access(path, F_OK))
 			break;
-		snprintf(dev, sizeof(dev), "/dev/%s", md);
-		md_speed_up();
-	md_attr_write(md, "sync_speed_min", "system");
-	md_attr_write(md, "sync_speed_max", "system");
+		md_full_speed(md);
 		md_op_thaw(kind, md, msg, len);
-		if (md_wait_idle(dev, 0, scaled(300))) {
+		if (md_wait_idle(md_dev(md), 0, 300)) {
 			snprintf(msg, len, "%s not whole after the walk", md);
 			return -1;
 		}
-		if (md_pick_check(kind, i, md, sizeof(md)) == 0 &&
-		    md_op_check(kind, md, msg, len) < 0)
+		if (!swap_used() && md_op_check(kind, md, msg, len) < 0)
 			return -1;
 	}
 	snprintf(msg, len, "arrays whole, in sync, mismatch_cnt 0");

@@ -82,6 +82,9 @@ bad kind-not-in-stack "layer kind 'dm-crypt' is not in topology raid10" \
 { sed '/^step /d' "$trace"; echo 'step 1 Q 0 4096'; } >"$out/bad-io.trace"
 bad unknown-io "unknown or malformed operation 'Q 0 4096'" \
 	--replay "$out/bad-io.trace"
+{ sed '/^step /d' "$trace"; echo 'step 1 W 1 4096 x 5'; } >"$out/misaligned.trace"
+bad misaligned-io "misaligned.trace:[0-9]+: unknown or malformed operation 'W 1 4096 x 5'" \
+	--replay "$out/misaligned.trace"
 sed 's/^seed 1$/seed one/' "$trace" >"$out/bad-seed.trace"
 bad trace-seed "bad-seed.trace:4: seed 'one' is not a number" \
 	--replay "$out/bad-seed.trace"
