@@ -111,6 +111,27 @@ static void check_op(const char *path, int line, const char *tok,
 	    op);
 }
 
+/* One I/O operation of a step, as the guest's walker parses it. */
+static bool io_ok(const char *tok)
+{
+	long long off, len;
+	char mode = 'd', junk;
+	int id, n;
+
+	if (*tok == 'W')
+		n = sscanf(tok, "W %lld %lld %c %d%c", &off, &len, &mode, &id,
+			   &junk) == 4;
+	else if (*tok == 'R')
+		n = sscanf(tok, "R %lld %lld %c%c", &off, &len, &mode,
+			   &junk) == 3;
+	else if (*tok == 'D' || *tok == 'Z')
+		n = sscanf(tok + 1, " %lld %lld%c", &off, &len, &junk) == 2;
+	else
+		n = 0;
+	return n && off >= 0 && len > 0 && !(off % 4096) && !(len % 4096) &&
+	       (mode == 'd' || mode == 'b');
+}
+
 /*
  * Each step: "step N" then I/O ("W off len d|b id", "R off len d|b", "S",
  * "D off len", "Z off len") and layer operations, ';'-separated.
@@ -119,9 +140,8 @@ static void check_step(const char *path, int line, const char *text,
 		       const struct topology *topo)
 {
 	char *copy = xstrdup(text), *save = NULL, *tok;
-	long long off, len;
-	int n, id;
-	char mode, junk;
+	int n;
+	char junk;
 
 	if (sscanf(copy, "step %d%c", &n, &junk) < 1)
 		die("%s:%d: want 'step N ...'", path, line);
@@ -135,12 +155,7 @@ static void check_step(const char *path, int line, const char *text,
 			check_op(path, line, tok, topo);
 		else if (!strcmp(tok, "S"))
 			continue;
-		else if ((*tok == 'W' ? sscanf(tok, "W %lld %lld %c %d%c", &off, &len, &mode, &id, &junk) != 4 :
-			  *tok == 'R' ? sscanf(tok, "R %lld %lld %c%c", &off, &len, &mode, &junk) != 3 :
-			  (*tok == 'D' || *tok == 'Z') ?
-			  (mode = 'd', sscanf(tok + 1, " %lld %lld%c", &off, &len, &junk) != 2) : 1) ||
-			 off < 0 || len <= 0 || off % 4096 || len % 4096 ||
-			 (mode != 'd' && mode != 'b'))
+		else if (!io_ok(tok))
 			die("%s:%d: unknown or malformed operation '%s' (offsets and lengths are 4 KiB multiples, modes d or b)",
 			    path, line, tok);
 	}
