@@ -169,7 +169,13 @@ history: all
 bench: all
 	bench/bench.sh
 
+# Time to verdict for hangs and oopses, this runner against an older one
+# (OLD_REV) side by side: bench/HANG.md.
+OLD_REV := b04fca6
+bench-hang: all
+	bench/hang.sh $(OLD_REV)
+
 clean:
 	rm -rf $(B)/obj $(B)/bin $(B)/guest
 
-.PHONY: all check prove prove-swap prove-durability prove-live prove-faults prove-explore prove-findings prove-findings-drbd prove-findings-dmz findings history bench clean
+.PHONY: all check prove prove-swap prove-durability prove-live prove-faults prove-explore prove-findings prove-findings-drbd prove-findings-dmz findings history bench bench-hang clean

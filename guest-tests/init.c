@@ -25,7 +25,9 @@
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "stack.h"
@@ -39,6 +41,7 @@ struct plan {
 	char seed[32];
 	int node;		/* -1: a single guest; else node0 or node1 */
 	int deadline;		/* seconds of uptime: dump blocked tasks */
+	int hang_timeout;	/* khungtaskd's threshold, seconds */
 	char above[128];	/* node0's layers above DRBD, for node1 */
 	int nlayers, ntests;
 	struct layer layers[MAX_ITEMS];
@@ -146,6 +149,8 @@ static void plan_line(struct plan *p, struct stack *s, char *line)
 		snprintf(p->seed, sizeof(p->seed), "%s", val);
 	} else if (!strcmp(line, "deadline")) {
 		p->deadline = atoi(val);
+	} else if (!strcmp(line, "hang-timeout")) {
+		p->hang_timeout = atoi(val);
 	} else if (!strcmp(line, "node")) {
 		p->node = atoi(val);
 	} else if (!strcmp(line, "above")) {
@@ -396,46 +401,230 @@ static int setup_node(const struct plan *p)
 	return 0;
 }
 
-/* Async-signal-safe: open, write, close. */
-static void write_level(const char *path, const char *val)
+/*
+ * The watcher: a process of its own beside PID 1 (which may itself block
+ * in reclaim when a swap stack hangs), locked in memory, that looks at
+ * the kernel log every few seconds.  Nothing here touches the console's
+ * tty: a task blocked in the middle of a console write (faulting on a
+ * page that must come back from a hung swap device) would hold its lock.
+ * Notes go through /dev/kmsg.
+ */
+#define WATCH_EVERY 5		/* seconds between two looks */
+
+static int kmsg_fd = -1;	/* the kernel log, read from where PID 1 began */
+
+/*
+ * Opened once, before any hang: under a reclaim hang an open() (its path
+ * name buffer) can block for good, a write to an open file rarely does.
+ */
+enum { W_KMSG, W_SYSRQ, W_PRINTK, W_MAX };
+static int wfd[W_MAX] = { -1, -1, -1 };
+
+static void put(int which, const char *val)
 {
-	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (wfd[which] < 0)
+		return;
+	n = write(wfd[which], val, strlen(val));
+	(void)n;
+}
+
+static double boot_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* What every blocked task waits for (sysrq-w), between PID 1's markers. */
+static void dump_blocked(const char *why)
+{
+	char note[128];
+
+	/* The task dumps are KERN_INFO: let them reach the console. */
+	put(W_PRINTK, "7");
+	snprintf(note, sizeof(note), "<4>init: %s: blocked tasks (sysrq-w) follow\n",
+		 why);
+	put(W_KMSG, note);
+	put(W_SYSRQ, "w");
+	/* The dump is ours, not a splat: the host skips it up to here. */
+	put(W_KMSG, "<4>init: end of the blocked tasks\n");
+}
+
+/* Each line of a small file, as "init: hang seen: PATH: LINE". */
+static void note_lines(const char *path)
+{
+	char buf[2048], note[300], *line, *nl;
+	int fd = open(path, O_RDONLY);
 	ssize_t n;
 
 	if (fd < 0)
 		return;
-	n = write(fd, val, strlen(val));
-	(void)n;
+	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	for (line = buf; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		if (!nl)
+			nl = line + strlen(line) - 1;
+		else
+			*nl = 0;
+		if (*line) {
+			snprintf(note, sizeof(note), "<4>init: hang seen: %s: %s\n",
+				 path, line);
+			put(W_KMSG, note);
+		}
+	}
+}
+
+/* One sysfs attribute, appended as " name=value" (or nothing). */
+static void add_attr(char *line, size_t len, const char *dir,
+		     const char *name)
+{
+	char path[128], val[96];
+	size_t used = strlen(line);
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return;
+	n = read(fd, val, sizeof(val) - 1);
+	close(fd);
+	val[n > 0 ? n : 0] = 0;
+	val[strcspn(val, "\n")] = 0;
+	snprintf(line + used, len - used, " %s=%s", name, val);
+}
+
+/* Every md array's and dm device's state, as the hang is seen. */
+static void note_arrays(void)
+{
+	static const char *const md[] = {
+		"array_state", "level", "degraded", "sync_action",
+		"sync_completed", "reshape_position", "mismatch_cnt", NULL,
+	};
+	static const char *const dm[] = { "name", "suspended", NULL };
+	char dir[64], line[512];
+	int i, j;
+
+	for (i = 0; i < 160; i++) {
+		bool is_md = i < 128;
+		const char *const *a = is_md ? md : dm;
+
+		snprintf(dir, sizeof(dir), is_md ? "/sys/block/md%d/md" :
+			 "/sys/block/dm-%d/dm", is_md ? i : i - 128);
+		snprintf(line, sizeof(line), "<4>init: hang seen: %s%d:",
+			 is_md ? "md" : "dm-", is_md ? i : i - 128);
+		if (access(dir, F_OK))
+			continue;
+		for (j = 0; a[j]; j++)
+			add_attr(line, sizeof(line) - 1, dir, a[j]);
+		strcat(line, "\n");
+		put(W_KMSG, line);
+	}
 }
 
 /*
- * At two thirds of the host's deadline for a guest that has not
- * finished, show what every blocked task is waiting for (sysrq-w, on the
- * console), and let the kernel name tasks blocked for a minute on its own.
- * Nothing here touches the console's tty: a task blocked in the middle of
- * a console write (faulting on a page that must come back from a hung
- * swap device) would hold its lock.  The note goes through /dev/kmsg, the
- * dump through /proc/sysrq-trigger.
+ * The kernel reported a hang: every blocked task, then what md, dm and
+ * DRBD were doing (opening their files may block in reclaim), while the
+ * host waits for "end of the hang forensics" (or a while) before it
+ * takes QEMU's state and ends the run.
  */
-static void dump_blocked(int sig)
+static void hang_forensics(void)
 {
-	(void)sig;
-	/* The task dumps are KERN_INFO: let them reach the console. */
-	write_level("/proc/sys/kernel/printk", "7");
-	write_level("/dev/kmsg", "<4>init: deadline near: blocked tasks (sysrq-w) follow\n");
-	write_level("/proc/sysrq-trigger", "w");
-	/* The dump is ours, not a splat: the host skips it up to here. */
-	write_level("/dev/kmsg", "<4>init: end of the blocked tasks\n");
+	dump_blocked("hang seen");
+	put(W_KMSG, "<4>init: hang seen: the stacks' state follows\n");
+	note_lines("/proc/mdstat");
+	note_arrays();
+	note_lines("/proc/drbd");
+	put(W_KMSG, "<4>init: end of the hang forensics\n");
+}
+
+/* A kernel log record from a detector: hung task, RCU stall, lockup. */
+static bool hang_record(const char *rec)
+{
+	static const char *const what[] = {
+		"blocked for more than", "self-detected stall",
+		"detected stalls on CPUs", "BUG: soft lockup",
+		"BUG: workqueue lockup", NULL,
+	};
+	int i;
+
+	for (i = 0; what[i]; i++)
+		if (strstr(rec, what[i]))
+			return true;
+	return false;
+}
+
+/* The kernel log's new records: does one report a hang? */
+static bool hang_in_kmsg(void)
+{
+	char rec[1024];
+	ssize_t n;
+	int i;
+
+	for (i = 0; kmsg_fd >= 0 && i < 4096; i++) {
+		n = read(kmsg_fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)	/* overwritten: go on */
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = 0;
+		if (hang_record(rec))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Every few seconds: a hang the kernel reported gets its forensics at
+ * once; at two thirds of the host's deadline for a guest that has not
+ * finished, every blocked task is shown anyway.
+ */
+static void watch(double deadline)
+{
+	bool hang_seen = false;
+
+	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+		perror("init: watcher: mlockall");
+	write_str("/proc/self/oom_score_adj", "-1000");
+	prctl(PR_SET_NAME, "stacktest-watch");
+	wfd[W_KMSG] = open("/dev/kmsg", O_WRONLY);
+	wfd[W_SYSRQ] = open("/proc/sysrq-trigger", O_WRONLY);
+	wfd[W_PRINTK] = open("/proc/sys/kernel/printk", O_WRONLY);
+	for (;;) {
+		sleep(WATCH_EVERY);
+		if (!hang_seen && hang_in_kmsg()) {
+			hang_seen = true;
+			hang_forensics();
+		}
+		if (deadline && boot_s() >= deadline) {
+			deadline = 0;
+			dump_blocked("deadline near");
+		}
+	}
 }
 
 static void setup_watchdog(const struct plan *p, double up)
 {
-	write_str("/proc/sys/kernel/hung_task_timeout_secs", "60");
-	if (p->deadline <= up)
-		return;
-	signal(SIGALRM, dump_blocked);
-	alarm(p->deadline - (int)up);
+	char val[16];
+
+	snprintf(val, sizeof(val), "%d", p->hang_timeout > 0 ?
+		 p->hang_timeout : 60);
+	write_str("/proc/sys/kernel/hung_task_timeout_secs", val);
+	snprintf(val, sizeof(val), "%d", WATCH_EVERY);
+	write_str("/proc/sys/kernel/hung_task_check_interval_secs", val);
+	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (kmsg_fd >= 0)
+		lseek(kmsg_fd, 0, SEEK_END);
+	fflush(NULL);
+	if (!fork())
+		watch(p->deadline > up ? p->deadline : 0);
+	if (kmsg_fd >= 0)
+		close(kmsg_fd);
 }
 
 static void power_off(void)

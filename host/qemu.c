@@ -28,6 +28,10 @@
 #define MON_FD 6
 /* After the NMI at the deadline: time for the guest to print its panic. */
 #define NMI_GRACE 10
+/* After a hang report: time for PID 1's forensics before the NMI. */
+#define HANG_GRACE 10
+/* After a panic: time to print it and reboot before QEMU is killed. */
+#define PANIC_GRACE 15
 
 static char **qemu_argv(const struct guest *g)
 {
@@ -144,8 +148,10 @@ struct stream {
 	struct strbuf line;
 };
 
-/* Read what is there; for KTAP, hand over complete lines. */
-static void drain(struct stream *s, guest_line_cb cb, void *ctx)
+typedef void (*line_fn)(void *ctx, const char *line);
+
+/* Read what is there; hand fn complete lines. */
+static void drain(struct stream *s, line_fn fn, void *ctx)
 {
 	char buf[8192];
 	ssize_t n = read(s->fd, buf, sizeof(buf));
@@ -160,8 +166,6 @@ static void drain(struct stream *s, guest_line_cb cb, void *ctx)
 	}
 	fwrite(buf, 1, n, s->log);
 	fflush(s->log);
-	if (!cb)
-		return;
 	for (i = 0; i < n; i++) {
 		if (buf[i] == '\r')
 			continue;
@@ -169,7 +173,7 @@ static void drain(struct stream *s, guest_line_cb cb, void *ctx)
 			sb_add(&s->line, buf + i, 1);
 			continue;
 		}
-		cb(ctx, s->line.buf ? s->line.buf : "");
+		fn(ctx, s->line.buf ? s->line.buf : "");
 		s->line.len = 0;
 		if (s->line.buf)
 			s->line.buf[0] = 0;
@@ -192,9 +196,88 @@ struct running {
 	pid_t pid;
 	double t0;
 	double nmi_at;		/* when the deadline's NMI went in, or 0 */
+	double hang_at;		/* when the console showed a hang report */
+	double panic_at;	/* when it showed a panic of the guest's own */
+	bool forensics_done;	/* PID 1 said its hang forensics are out */
+	bool in_dump;		/* inside PID 1's own dump of blocked tasks */
 	bool killed;
 	struct guest_result *r;
+	guest_line_cb cb;
+	void *ctx;
 };
+
+/*
+ * The kernel's detectors: khungtaskd, RCU's stall warnings and the soft
+ * lockup watchdog (where built in).  Only kernel lines count, which
+ * printk stamps "[   12.345678] ".
+ */
+bool is_hang_report(const char *line)
+{
+	static const char *const what[] = {
+		"blocked for more than", "self-detected stall",
+		"detected stalls on CPUs", "BUG: soft lockup",
+		"BUG: workqueue lockup", NULL,
+	};
+	const char *p = line;
+	int i, end;
+	double t;
+
+	while ((p = strchr(p, '['))) {
+		end = 0;
+		if (sscanf(p, "[%lf]%n", &t, &end) == 1 && end)
+			for (i = 0; what[i]; i++)
+				if (strstr(p + end, what[i]))
+					return true;
+		p++;
+	}
+	return false;
+}
+
+static void copy_str(char *dst, size_t len, const char *src)
+{
+	snprintf(dst, len, "%s", src);
+}
+
+/*
+ * Each console line as it comes: which test runs, and whether the guest
+ * reported a hang or panicked on its own (an oops panics: oops=panic).
+ */
+static void console_line(void *ctx, const char *line)
+{
+	struct running *x = ctx;
+	const char *p = strstr(line, "] stacktest: begin ");
+
+	if (p) {
+		copy_str(x->r->test, sizeof(x->r->test), p + 19);
+		x->r->test_ended = false;
+	}
+	if (strstr(line, "] stacktest: end "))
+		x->r->test_ended = true;
+	if (strstr(line, "] init: end of the blocked tasks"))
+		x->in_dump = false;
+	else if (strstr(line, "] init: deadline near: blocked tasks") ||
+		 strstr(line, "] init: hang seen: blocked tasks"))
+		x->in_dump = true;
+	if (strstr(line, "] init: end of the hang forensics"))
+		x->forensics_done = true;
+	if (!x->in_dump && !x->hang_at && is_hang_report(line)) {
+		x->hang_at = now_s();
+		x->r->hang_s = x->hang_at - x->t0;
+		copy_str(x->r->hang, sizeof(x->r->hang), line);
+	}
+	if (!x->nmi_at && !x->panic_at && strstr(line, "Kernel panic - not syncing"))
+		x->panic_at = now_s();
+}
+
+/* Each KTAP line: the last is the step a hang is named by. */
+static void ktap_line(void *ctx, const char *line)
+{
+	struct running *x = ctx;
+
+	if (*line)
+		copy_str(x->r->step, sizeof(x->r->step), line);
+	x->cb(x->ctx, line);
+}
 
 static void kill_guest(struct running *x, bool *flag)
 {
@@ -324,6 +407,42 @@ static void deadline(struct running *x)
 		kill_guest(x, &x->r->timed_out);
 }
 
+/*
+ * The deadline comes early after a hang report, once PID 1's forensics
+ * are out; a panic that does not end QEMU by itself ends it here.
+ */
+static void watch(struct running *x)
+{
+	double t = now_s();
+
+	if (stop_requested)
+		kill_guest(x, &x->r->interrupted);
+	if (t - x->t0 > x->g->timeout || x->nmi_at ||
+	    (x->hang_at && (x->forensics_done || t - x->hang_at > HANG_GRACE)))
+		deadline(x);
+	if (x->panic_at && t - x->panic_at > PANIC_GRACE)
+		kill_guest(x, &x->r->panic_killed);
+}
+
+/*
+ * Of two nodes, one waits for the other: when one hung or crashed, the
+ * other cannot finish and ends with it, not at its own deadline.
+ */
+static void end_peers(struct running *x, int n)
+{
+	bool ended = false;
+	int i;
+
+	for (i = 0; i < n; i++)
+		ended |= x[i].r->timed_out || x[i].panic_at;
+	for (i = 0; ended && i < n; i++)
+		if (!x[i].r->timed_out && !x[i].panic_at && !x[i].killed &&
+		    (x[i].s[0].fd >= 0 || x[i].s[1].fd >= 0)) {
+			x[i].r->peer_ended = true;
+			deadline(&x[i]);
+		}
+}
+
 /* Until every guest's streams are closed: it ended, or we killed it. */
 static void pump(struct running *x, int n, guest_line_cb cb, void **ctx)
 {
@@ -341,14 +460,12 @@ static void pump(struct running *x, int n, guest_line_cb cb, void **ctx)
 		if (poll(p, 2 * n, 200) > 0)
 			for (i = 0; i < 2 * n; i++)
 				if (p[i].revents)
-					drain(&x[i / 2].s[i % 2], i % 2 ? cb : NULL,
-					      ctx[i / 2]);
-		for (i = 0; i < n; i++) {
-			if (stop_requested)
-				kill_guest(&x[i], &x[i].r->interrupted);
-			if (now_s() - x[i].t0 > x[i].g->timeout)
-				deadline(&x[i]);
-		}
+					drain(&x[i / 2].s[i % 2],
+					      i % 2 ? ktap_line : console_line,
+					      &x[i / 2]);
+		for (i = 0; i < n; i++)
+			watch(&x[i]);
+		end_peers(x, n);
 		if (now_s() >= tick) {
 			for (i = 0; i < n; i++)
 				if (x[i].s[0].fd >= 0 || x[i].s[1].fd >= 0)
@@ -392,6 +509,7 @@ static void finish(struct running *x, guest_line_cb cb, void *ctx)
 		cb(ctx, x->s[1].line.buf);
 	fclose(x->s[0].log);
 	fclose(x->s[1].log);
+	sb_free(&x->s[0].line);
 	sb_free(&x->s[1].line);
 }
 
@@ -403,7 +521,8 @@ int guests_run(const struct guest *g, int n, guest_line_cb cb, void **ctx,
 
 	for (i = 0; i < n; i++) {
 		x[i] = (struct running){ .g = &g[i], .r = &r[i],
-			.s = { { .fd = -1 }, { .fd = -1 } } };
+			.s = { { .fd = -1 }, { .fd = -1 } },
+			.cb = cb, .ctx = ctx[i] };
 		start(&x[i]);
 	}
 	pump(x, n, cb, ctx);

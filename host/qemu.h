@@ -22,8 +22,23 @@ struct guest_result {
 	int status;		/* QEMU's exit status, 128+sig if killed */
 	bool timed_out;
 	bool interrupted;
+	bool panic_killed;	/* it panicked and did not end by itself */
+	bool peer_ended;	/* ended early because its peer hung or crashed */
 	double seconds;
+	/*
+	 * The kernel's own detector (hung task, RCU stall, soft lockup)
+	 * reported a hang: its first line, when (seconds after start) and
+	 * in which test.  The run then ends as at its deadline, early.
+	 */
+	char hang[256];
+	double hang_s;
+	char test[64];		/* the last test begun ("stacktest: begin") */
+	bool test_ended;	/* ... and ended ("stacktest: end") */
+	char step[256];		/* the last line on the KTAP port */
 };
+
+/* Whether a console line is a kernel detector's report of a hang. */
+bool is_hang_report(const char *line);
 
 /* Called for every line from the KTAP port, and every few seconds (NULL). */
 typedef void (*guest_line_cb)(void *ctx, const char *line);
@@ -33,7 +48,10 @@ typedef void (*guest_line_cb)(void *ctx, const char *line);
  * log, KTAP lines also to cb.  On a stop request QEMU is killed.  At the
  * deadline the vCPU state from QEMU's monitor goes to state_log, the
  * guest gets an NMI (with unknown_nmi_panic it panics and prints where
- * it was) and a few seconds to print, then QEMU is killed.  Returns 0
+ * it was) and a few seconds to print, then QEMU is killed.  The same
+ * happens early, a little after the console shows a hang report (time
+ * for PID 1's forensics), and QEMU is killed when a panic does not end
+ * it by itself.  Returns 0
  * when QEMU could be started.
  */
 int guest_run(const struct guest *g, guest_line_cb cb, void *ctx,

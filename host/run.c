@@ -57,6 +57,9 @@ static void make_disks(const struct topology *t, const char *dir,
 	}
 }
 
+/* Seconds a task may stay blocked before the guest's kernel calls it hung. */
+#define HANG_TIMEOUT 30
+
 /* --timeout as given, else the topology's times the profile's slowdown. */
 static int guest_timeout(const struct topology *t, const struct run_opts *o)
 {
@@ -82,6 +85,12 @@ static char *plan_text(const struct topology *t, const struct run_opts *o,
 	 * kill it, as a loaded TCG guest's clock can lag the host's.
 	 */
 	sb_printf(&sb, "deadline %d\n", timeout * 2 / 3);
+	/*
+	 * khungtaskd's threshold: a task blocked this long is a hang (the
+	 * host ends the run when the console says so), scaled like the
+	 * deadline for a slow profile.
+	 */
+	sb_printf(&sb, "hang-timeout %d\n", HANG_TIMEOUT * o->time_scale);
 	if (node >= 0)
 		sb_printf(&sb, "node %d\n", node);
 	if (node == 1) {
@@ -275,6 +284,12 @@ static char *cmdline(const struct topology *t, const struct run_opts *o)
 	 * its stack, every task's (0x1), memory (0x2) and timers (0x4).
 	 */
 	sb_printf(&sb, " unknown_nmi_panic panic_print=0x7");
+	/*
+	 * An oops ends the run at once, with its trace: the guest panics
+	 * and reboots, which ends QEMU (-no-reboot), whatever the tests
+	 * would have done next.
+	 */
+	sb_printf(&sb, " oops=panic");
 	/*
 	 * TCG's TSC is the host's.  Calibrating it against the emulated PIT
 	 * fails on a busy host, and the clocksource watchdog compares it

@@ -153,7 +153,8 @@ char *scan_console(const char *console, struct test_result *kl)
 		 * shows call traces on purpose: a diagnosis, not a splat.  A
 		 * guest that then hangs is judged by the deadline.
 		 */
-		if (strstr(line, "] init: deadline near: blocked tasks"))
+		if (strstr(line, "] init: deadline near: blocked tasks") ||
+		    strstr(line, "] init: hang seen: blocked tasks"))
 			dump = true;
 		else if (strstr(line, "] init: end of the blocked tasks"))
 			dump = false;
@@ -245,6 +246,50 @@ static void add_tests(struct topo_result *r, const struct ktap *k,
 	}
 }
 
+/*
+ * The console line where the guest's crash begins: the first oops, BUG
+ * or panic line (our own NMI's panic at a deadline is not a crash).
+ */
+static const char *crash_start(const char *text)
+{
+	static const char *const what[] = {
+		"] BUG: unable to handle", "] BUG: kernel NULL pointer",
+		"] kernel BUG at", "] Oops", "] general protection fault",
+		"] Kernel panic - not syncing", NULL,
+	};
+	const char *first = NULL, *p;
+	int i;
+
+	for (i = 0; what[i]; i++) {
+		p = strstr(text, what[i]);
+		if (p && (!first || p < first))
+			first = p;
+	}
+	if (!first || strstr(first, "] Kernel panic - not syncing: NMI"))
+		return NULL;
+	while (first > text && first[-1] != '\n')
+		first--;
+	return first;
+}
+
+/* The crash's lines, up to its "Kernel panic" line (at most 60). */
+static void add_crash(struct strbuf *why, const char *text)
+{
+	const char *p = crash_start(text), *eol;
+	int n;
+
+	if (!p)
+		return;
+	sb_printf(why, "crash: the guest's kernel oopsed or panicked (oops=panic ends the run at once):\n");
+	for (n = 0; *p && n < 60; n++, p = *eol ? eol + 1 : eol) {
+		eol = p + strcspn(p, "\n");
+		sb_printf(why, "  %.*s\n", (int)(eol - p), p);
+		if (strstr(p, "] Kernel panic - not syncing") &&
+		    strstr(p, "] Kernel panic - not syncing") < eol)
+			break;
+	}
+}
+
 /* "guest": QEMU ended by itself, in time, with a complete KTAP plan. */
 static void add_guest(struct topo_result *r, struct ktap *k,
 		      const struct guest_result *g, const struct guest *gs,
@@ -254,17 +299,28 @@ static void add_guest(struct topo_result *r, struct ktap *k,
 	char *name, *copy = xstrdup(text), *nmi;
 
 	nmi = g->timed_out ? nmi_split(copy) : NULL;
-	if (g->timed_out) {
+	if (g->timed_out && *g->hang)
+		sb_printf(&why, "hang: the kernel reported one %.0f s after start, during %s (last KTAP line: %s); the run was ended then, after PID 1's forensics, not at its %d s deadline:\n  %s\n",
+			  g->hang_s, *g->test ? g->test : "boot",
+			  *g->step ? g->step : "none", gs->timeout, g->hang);
+	else if (g->timed_out && g->peer_ended)
+		sb_printf(&why, "timeout: its peer hung or crashed, so this node was ended with it, not at its %d s deadline\n",
+			  gs->timeout);
+	else if (g->timed_out)
 		sb_printf(&why, "timeout: the guest did not finish in time; QEMU was killed\n");
+	if (g->timed_out)
 		deadline_state(&why, gs->state_log, sysmap);
-	}
+	if (g->panic_killed)
+		sb_printf(&why, "panic: the guest panicked and did not reboot; QEMU was killed\n");
 	if (g->interrupted)
 		sb_printf(&why, "interrupted: QEMU was killed\n");
-	if (!g->timed_out && !g->interrupted && g->status)
+	if (!g->timed_out && !g->interrupted && !g->panic_killed && g->status)
 		sb_printf(&why, "QEMU exited with status %d\n", g->status);
 	ktap_finish(k);
 	if (k->errors.len)
 		sb_add(&why, k->errors.buf, k->errors.len);
+	if (!g->timed_out && !g->interrupted)
+		add_crash(&why, copy);
 	if (why.len)
 		sb_printf(&why, "last console lines (%s):\n%s", gs->console_log,
 			  console_tail(copy, 25));
@@ -278,6 +334,28 @@ static void add_guest(struct topo_result *r, struct ktap *k,
 	free(nmi);
 	free(copy);
 	sb_free(&why);
+}
+
+/*
+ * The test a crash, a hang or the deadline cut short has no result of
+ * its own: it fails here, saying what stopped it.
+ */
+static void add_unfinished(struct topo_result *r, const struct guest_result *g,
+			   const char *prefix, bool panic)
+{
+	char *name;
+
+	if (!*g->test || g->test_ended || g->interrupted)
+		return;
+	name = xasprintf("%s%s", prefix, g->test);
+	if (!result_find(r, name))
+		result_add(r, name, KTAP_FAIL, 0,
+			   panic ? "did not finish: the kernel crashed during it (see guest and kernel-log)\n" :
+			   *g->hang ? "did not finish: the kernel reported a hang during it (see guest)\n" :
+			   g->peer_ended ? "did not finish: its peer hung or crashed (see the peer's guest)\n" :
+			   g->timed_out ? "did not finish: the run's deadline came during it (see guest)\n" :
+			   "did not finish: the guest ended during it (see guest)\n");
+	free(name);
 }
 
 int guest_verdict(struct topo_result *r, struct ktap *k,
@@ -302,6 +380,7 @@ int guest_verdict(struct topo_result *r, struct ktap *k,
 	v |= g->timed_out ? V_TIMEOUT : 0;
 	v |= g->interrupted ? V_INTERRUPTED : 0;
 	v |= splat && strstr(splat, "Kernel panic") ? V_PANIC : 0;
+	add_unfinished(r, g, prefix, v & V_PANIC && !g->timed_out);
 	free(splat);
 	free(text);
 	return v;

@@ -113,9 +113,36 @@ grep -q "the guest's stack at the deadline's NMI" $out/guest-hang-times-out.log 
 ok $? "the guest answered the deadline's NMI with its stack" \
 	$out/guest-hang-times-out.log
 
+# A task blocked for good: the kernel's hung-task report (30 s) ends the
+# run long before its 300 s deadline, with PID 1's forensics out first,
+# and the test it came in fails by name.
+expect guest-blocked-hang 1 'selftest-blocked +TIMEOUT' -- \
+	./runner --topology $T/selftest-blocked.ini
+grep -qE "hang: the kernel reported one [0-9]+ s after start, during selftests/blocked \(last KTAP line: +# selftests/blocked: .*frozen" \
+	$out/guest-blocked-hang.log
+ok $? "the hang verdict names the test, its last step and the report" \
+	$out/guest-blocked-hang.log
+wall=$(sed -n 's/.*selftest-blocked *TIMEOUT.* \([0-9.]*\)s wall, init .*/\1/p' \
+	$out/guest-blocked-hang.log)
+[ -n "$wall" ] && [ "${wall%.*}" -lt 150 ]
+ok $? "the hang ended the run early (${wall:-?} s, deadline 300 s)" \
+	$out/guest-blocked-hang.log
+res=$(sed -n 's/^runner: results in //p' $out/guest-blocked-hang.log)
+grep -q 'init: hang seen: blocked tasks' "$res/base/selftest-blocked/console.log" &&
+	grep -q 'init: end of the hang forensics' "$res/base/selftest-blocked/console.log"
+ok $? "PID 1's watcher dumped the blocked tasks and the stacks' state" \
+	"$res/base/selftest-blocked/console.log"
+grep -q 'did not finish: the kernel reported a hang during it' \
+	$out/guest-blocked-hang.log
+ok $? "the test the hang came in fails by name" $out/guest-blocked-hang.log
+
 expect guest-panic 1 'PANIC' -- ./runner --topology $T/selftest-panic.ini
 grep -q 'Kernel panic - not syncing: sysrq triggered crash' $out/guest-panic.log
 ok $? "the panic verdict quotes the panic" $out/guest-panic.log
+grep -q "crash: the guest's kernel oopsed or panicked" $out/guest-panic.log &&
+	grep -q 'did not finish: the kernel crashed during it' $out/guest-panic.log
+ok $? "the crash's trace is in the guest's result, its test fails by name" \
+	$out/guest-panic.log
 
 # DRBD: node1 cuts its link while node0 is disconnected mid-test.
 expect drbd-link-cut 1 'node0/drbd-replicate: FAILED' -- \

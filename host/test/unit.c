@@ -24,6 +24,7 @@
 #include "../hang.h"
 #include "../kconfig.h"
 #include "../ktap.h"
+#include "../qemu.h"
 #include "../run.h"
 #include "../topo.h"
 #include "../verdict.h"
@@ -138,6 +139,14 @@ static void test_splats(void)
 	      "splat: lvm's own WARNING is not the kernel's");
 	CHECK(!is_splat("[    1.000000] md: raid1 personality registered"),
 	      "splat: a routine kernel line");
+	CHECK(is_hang_report("[   41.250000] INFO: task jbd2/dm-0-8:46 blocked for more than 30 seconds."),
+	      "hang: khungtaskd's report");
+	CHECK(is_hang_report("+ mdadm --wait /dev/md0[   70.1] rcu: INFO: rcu_sched self-detected stall on CPU"),
+	      "hang: an RCU stall after a tool's unfinished line");
+	CHECK(!is_hang_report("mdadm: blocked for more than a while"),
+	      "hang: a tool's words are not the kernel's");
+	CHECK(!is_hang_report("[   41.3] \"echo 0 > /proc/sys/kernel/hung_task_timeout_secs\" disables this message."),
+	      "hang: the report's own follow-up line is not a second one");
 }
 
 static void test_layers(void)
