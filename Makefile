@@ -94,7 +94,7 @@ PROVE_KERNELS := linux-source-6.1 linux-source-6.12
 prove: all
 	@st=0; for k in $(PROVE_KERNELS); do \
 		$(MAKE) -k -s prove-swap prove-findings KERNEL=$$k || st=1; done; \
-	$(MAKE) -k -s prove-durability prove-live prove-faults prove-explore || st=1; \
+	$(MAKE) -k -s prove-durability prove-live prove-faults prove-explore prove-hang || st=1; \
 	exit $$st
 
 prove-swap: all
@@ -127,6 +127,15 @@ prove-explore: all
 	./runner --kernel $(KERNEL) --topology $(EXPLORE_TOPOLOGIES) \
 		--series $(EXPLORE_SERIES) --explore 1 --steps 300 \
 		--shrink-runs 0 --expect patches/explore.expect
+
+# A hang, answered in about a minute: md's flush active_io leak put back
+# hangs reconfig's bitmap change on write-through disks; the kernel's
+# hung-task report ends the run (make bench-hang times such answers).
+HANG_TOPOLOGIES := reconfig-raid1-writethrough
+HANG_SERIES := patches/base,patches/replay-md-flush-active-io-leak
+prove-hang: all
+	./runner --kernel $(KERNEL) --topology $(HANG_TOPOLOGIES) \
+		--series $(HANG_SERIES) --expect patches/prove.expect
 
 # Findings of its own: dm-zoned's bad primary super block on base, with
 # our fix, and with half of it (which only the 2-zone topology notices).
@@ -178,4 +187,4 @@ bench-hang: all
 clean:
 	rm -rf $(B)/obj $(B)/bin $(B)/guest
 
-.PHONY: all check prove prove-swap prove-durability prove-live prove-faults prove-explore prove-findings prove-findings-drbd prove-findings-dmz findings history bench bench-hang clean
+.PHONY: all check prove prove-swap prove-durability prove-live prove-faults prove-explore prove-hang prove-findings prove-findings-drbd prove-findings-dmz findings history bench bench-hang clean

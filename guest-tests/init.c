@@ -6,7 +6,8 @@
  * the virtio-serial port named "ktap": one result per test, each with its
  * steps as nested subtests.  Each test's start and end are marked in the
  * kernel log, so the host can name the test a splat came in.  Then power
- * off (reboot with QEMU's -no-reboot ends the guest).
+ * off (reboot with QEMU's -no-reboot ends the guest).  A watcher process
+ * beside it turns the kernel's hang reports into forensics at once.
  *
  * "init --describe" (on the host) lists the layer kinds built in, with
  * the tools each runs: the initramfs builder reads it.
@@ -42,6 +43,7 @@ struct plan {
 	int node;		/* -1: a single guest; else node0 or node1 */
 	int deadline;		/* seconds of uptime: dump blocked tasks */
 	int hang_timeout;	/* khungtaskd's threshold, seconds */
+	bool write_through;	/* tell the kernel the disks have no cache */
 	char above[128];	/* node0's layers above DRBD, for node1 */
 	int nlayers, ntests;
 	struct layer layers[MAX_ITEMS];
@@ -149,6 +151,8 @@ static void plan_line(struct plan *p, struct stack *s, char *line)
 		snprintf(p->seed, sizeof(p->seed), "%s", val);
 	} else if (!strcmp(line, "deadline")) {
 		p->deadline = atoi(val);
+	} else if (!strcmp(line, "write-cache")) {
+		p->write_through = !strcmp(val, "off");
 	} else if (!strcmp(line, "hang-timeout")) {
 		p->hang_timeout = atoi(val);
 	} else if (!strcmp(line, "node")) {
@@ -197,12 +201,35 @@ static void result(int n, int ok, const char *name, double t0)
 	fprintf(out, "%sok %d %s\n", ok ? "" : "not ", n, name);
 }
 
+/*
+ * write-cache = off: the disks have no volatile cache as the kernel sees
+ * them, so a flush to them completes at once, inside submit_bio().
+ */
+static int write_through(const struct plan *p, const struct stack *s)
+{
+	char path[96];
+	int i, bad = 0;
+
+	for (i = 0; p->write_through && i < s->ndisks; i++) {
+		snprintf(path, sizeof(path), "/sys/block/%s/queue/write_cache",
+			 strrchr(s->disks[i], '/') + 1);
+		if (write_str(path, "write through")) {
+			fprintf(out, "    # cannot set %s to write through\n",
+				path);
+			bad = 1;
+		}
+	}
+	return bad;
+}
+
 static int build_stack(struct plan *p, struct stack *s, int *built)
 {
 	char msg[256];
 	int i;
 
 	fprintf(out, "    KTAP version 1\n    1..%d\n", p->nlayers);
+	if (write_through(p, s))
+		return -1;
 	for (i = 0; i < p->nlayers; i++) {
 		double t0 = mono_s();
 		int ok;
@@ -584,7 +611,7 @@ static bool hang_in_kmsg(void)
  * once; at two thirds of the host's deadline for a guest that has not
  * finished, every blocked task is shown anyway.
  */
-static void watch(double deadline)
+static void watch_loop(double deadline)
 {
 	bool hang_seen = false;
 
@@ -622,7 +649,7 @@ static void setup_watchdog(const struct plan *p, double up)
 		lseek(kmsg_fd, 0, SEEK_END);
 	fflush(NULL);
 	if (!fork())
-		watch(p->deadline > up ? p->deadline : 0);
+		watch_loop(p->deadline > up ? p->deadline : 0);
 	if (kmsg_fd >= 0)
 		close(kmsg_fd);
 }

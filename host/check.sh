@@ -47,6 +47,9 @@ step prove-faults make -s prove-faults
 # Walks held to verdicts: seed 1, 300 steps, on base and with raid10's
 # discard replay (caught on the raw array, not under ext4).
 step prove-explore make -s prove-explore
+# A hang held to a verdict: md's flush reference leak put back hangs a
+# bitmap change; the hung-task report ends the run early.
+step prove-hang make -s prove-hang
 # The debug kernel (KASAN, KFENCE, lockdep, debug objects, the allocation
 # injectors): md's fault tests, alloc-fault among them, and raid10's swap.
 # Not DRBD: its sender thread takes a mutex after prepare_to_wait(), and

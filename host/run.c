@@ -101,6 +101,8 @@ static char *plan_text(const struct topology *t, const struct run_opts *o,
 	}
 	for (i = 0; i < t->ndisks; i++)
 		sb_printf(&sb, "disk /dev/vd%c\n", 'a' + i);
+	if (t->write_through)
+		sb_printf(&sb, "write-cache off\n");
 	for (i = 0; i < t->nzoned; i++)
 		sb_printf(&sb, "disk /dev/nvme%dn1\n", i);
 	for (i = 0; i < nl; i++)

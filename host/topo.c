@@ -23,7 +23,7 @@ struct parse_state {
 
 enum {
 	K_DESC, K_MEM, K_NODES, K_TIMEOUT, K_COUNT, K_SIZE, K_BUS, K_ZONED,
-	K_ZONED_SIZE,
+	K_ZONED_SIZE, K_WRITE_CACHE,
 };
 
 static int __attribute__((format(printf, 2, 3)))
@@ -109,6 +109,12 @@ static int disks_key(struct parse_state *ps, const char *k, const char *v)
 		if (strcmp(v, "virtio"))
 			return fail(ps, "bus = %s: only virtio is supported", v);
 		snprintf(t->bus, sizeof(t->bus), "%s", v);
+	} else if (!strcmp(k, "write-cache")) {
+		if (!once(ps, K_WRITE_CACHE, k))
+			return 0;
+		if (strcmp(v, "on") && strcmp(v, "off"))
+			return fail(ps, "write-cache = %s: want on or off", v);
+		t->write_through = !strcmp(v, "off");
 	} else if (!strcmp(k, "zoned")) {
 		if (!once(ps, K_ZONED, k))
 			return 0;

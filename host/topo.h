@@ -19,6 +19,7 @@ struct topology {
 	int ndisks;
 	long long disk_size;	/* bytes */
 	char bus[16];
+	bool write_through;	/* the guest is told: no volatile write cache */
 	int nzoned;		/* NVMe zoned namespaces after the disks */
 	long long zoned_size;	/* bytes each; 16M zones */
 	int nlayers;
