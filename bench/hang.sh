@@ -5,25 +5,34 @@
 # waited for the topology's deadline) in a git worktree sharing our
 # kernels, then this one, on each case.  Writes bench/HANG.md.
 #   usage: bench/hang.sh [OLD_REV]
+#          bench/hang.sh --table [OLD_REV]   (the table again from the last
+#                                            run's logs, nothing run)
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+table=
+[ "${1:-}" = --table ] && table=1 && shift
 old_rev=${1:-b04fca6}
 w=build/bench-hang
 old=$w/old
 K=topologies/known-issues
 
 cleanup() { git worktree remove --force "$old" 2>/dev/null; git worktree prune; }
-trap cleanup EXIT
-rm -rf "$w"
-git worktree prune
-mkdir -p "$w"
-git worktree add -q --detach "$old" "$old_rev" || exit 1
-mkdir -p "$old/build/guest"
-ln -s "$root/build/kernels" "$old/build/kernels"
-ln -s "$root/build/src" "$old/build/src"
-cp -a build/guest/drbd-utils "$old/build/guest/"
-make -s all >/dev/null && make -s -C "$old" all >/dev/null || exit 1
+if [ -z "$table" ]; then
+	trap cleanup EXIT
+	rm -rf "$w"
+	git worktree prune
+	mkdir -p "$w"
+	git worktree add -q --detach "$old" "$old_rev" || exit 1
+	mkdir -p "$old/build/guest"
+	ln -s "$root/build/kernels" "$old/build/kernels"
+	ln -s "$root/build/src" "$old/build/src"
+	cp -a build/guest/drbd-utils "$old/build/guest/"
+	# The old runner's results outlive its worktree (the table reads them).
+	mkdir -p "$w/old-results"
+	ln -s "$root/$w/old-results" "$old/build/results"
+	make -s all >/dev/null && make -s -C "$old" all >/dev/null || exit 1
+fi
 
 # name | topology | series | kernel
 cases="oops: dm-zoned's bad primary super block, 6.1|$K/dm-zoned-bad-primary.ini|patches/base|linux-source-6.1
@@ -32,24 +41,38 @@ hang: swap on dm-zoned under reclaim, 6.1|$K/dm-zoned-reclaim.ini|patches/base|l
 hang: swap on DRBD under reclaim (2 nodes), 6.1|$K/drbd-reclaim.ini|patches/base|linux-source-6.1
 hang replay: md's flush active_io leak, 6.1|topologies/reconfig-raid1-writethrough.ini|patches/replay-md-flush-active-io-leak|linux-source-6.1|new"
 
-# One run: "VERDICT WALL HANG" (HANG: seconds from the first task's
-# block, by the kernel's own report, to the verdict; - if none).
+# One run: "VERDICT WALL AFTER".  WALL: the guest's wall time, from
+# QEMU's start to its end (the runner's own figure).  AFTER: from the
+# event to that end, by the guest's clock: the first oops line's stamp,
+# or the blocked task's last switch (its report's stamp less the seconds
+# it gives); - if neither.
 one() {
-	local dir=$1 topo=$2 series=$3 kernel=$4 log=$5 s e res
-	s=$(date +%s.%N)
-	STACKTEST_ROOT=$dir "$dir/build/bin/runner" --topology "$root/$topo" \
-		--series "$root/$series" --kernel "$kernel" >"$log" 2>&1
-	e=$(date +%s.%N)
+	local dir=$1 topo=$2 series=$3 kernel=$4 log=$5 res
+	[ -n "$table" ] ||
+		STACKTEST_ROOT=$dir "$dir/build/bin/runner" --topology "$root/$topo" \
+			--series "$root/$series" --kernel "$kernel" >"$log" 2>&1
 	res=$(sed -n 's/^runner: results in //p' "$log")
-	awk -v wall="$(echo "$e - $s" | bc)" -v lf="$log" '
+	if [ -n "$table" ]; then
+		res=$(cat "$log.res")
+	else
+		res=$(readlink -f "$res")
+		echo "$res" > "$log.res"
+	fi
+	awk -v lf="$log" '
 		/blocked for more than/ && !t {
-			gsub(/[][]/, " "); t = $1 - $(NF - 1) }
+			l = $0; gsub(/[][]/, " ", l); split(l, f, " +")
+			n = split(l, g, " +")
+			t = f[2] - g[n - 1] }
+		/\] (Oops|BUG: |kernel BUG at|general protection fault)/ && !t {
+			l = $0; gsub(/[][]/, " ", l); split(l, f, " +"); t = f[2] }
 		END {
 			while ((getline l < lf) > 0)
 				if (l ~ / (PASS|FAIL|TIMEOUT|PANIC) +[0-9]+ passed/) {
-					split(l, f, " +"); v = f[3] }
-			printf "%s %.0f %s\n", v, wall,
-				t ? sprintf("%.0f", wall - t) : "-" }' \
+					split(l, f, " +"); v = f[3]
+					sub(/s wall, init.*/, "", l); sub(/.* /, "", l)
+					w = l }
+			printf "%s %.0f %s\n", v, w,
+				t ? sprintf("%.0f s", w - t) : "-" }' \
 		$(ls "$res"/*/*/console*.log 2>/dev/null | head -1) /dev/null
 }
 
@@ -58,10 +81,13 @@ one() {
 	echo
 	echo "$(date -u +%F), this machine, TCG. Before: the runner at $old_rev;"
 	echo "after: $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (with changes)')."
-	echo "Seconds of wall time for the whole run; \"after the hang began\": from"
-	echo "the blocked task's last switch, by the kernel's own report, to the end."
+	echo "Seconds of the guest's wall time, QEMU's start to its end (the"
+	echo "runner's own figure; the host's KVM probe and setup come before it)."
+	echo "In brackets, from the event to the end by the guest's clock: the"
+	echo "oops, or the blocked task's last switch (the hung-task report's stamp"
+	echo "less the seconds it gives)."
 	echo
-	echo "| case | before: verdict, s (after the hang began) | after: verdict, s (after the hang began) |"
+	echo "| case | before: verdict, s (after the event) | after: verdict, s (after the event) |"
 	echo "|---|---|---|"
 } > $w/HANG.md
 n=0

@@ -218,19 +218,8 @@ bool is_hang_report(const char *line)
 		"detected stalls on CPUs", "BUG: soft lockup",
 		"BUG: workqueue lockup", NULL,
 	};
-	const char *p = line;
-	int i, end;
-	double t;
 
-	while ((p = strchr(p, '['))) {
-		end = 0;
-		if (sscanf(p, "[%lf]%n", &t, &end) == 1 && end)
-			for (i = 0; what[i]; i++)
-				if (strstr(p + end, what[i]))
-					return true;
-		p++;
-	}
-	return false;
+	return kernel_says(line, what);
 }
 
 static void copy_str(char *dst, size_t len, const char *src)

@@ -445,3 +445,25 @@ const char *ini_syntax_why(const char *path, int line)
 		 l, n, INI_MAX_LINE - 2);
 	return why;
 }
+
+/*
+ * Only the kernel's lines count: printk stamps them "[   12.345678] "
+ * (PRINTK_TIME), while the tools' own lines share the console.  A stamp
+ * may follow a tool's unfinished line, so look anywhere.
+ */
+bool kernel_says(const char *line, const char *const *what)
+{
+	const char *p = line;
+	int i, end;
+	double t;
+
+	while ((p = strchr(p, '['))) {
+		end = 0;
+		if (sscanf(p, "[%lf]%n", &t, &end) == 1 && end)
+			for (i = 0; what[i]; i++)
+				if (strstr(p + end, what[i]))
+					return true;
+		p++;
+	}
+	return false;
+}

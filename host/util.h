@@ -31,6 +31,8 @@ const char *ini_syntax_why(const char *path, int line);
 void trim_end(char *s);
 int rm_rf(const char *path);
 bool path_exists(const char *path);
+/* Whether a console line is the kernel's and says one of what (NULL-ended). */
+bool kernel_says(const char *line, const char *const *what);
 double now_s(void);
 
 /*

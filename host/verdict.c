@@ -78,26 +78,10 @@ static const char *const splats[] = {
 	"ODEBUG:", NULL,
 };
 
-/*
- * Only the kernel's lines count: printk stamps them "[   12.345678] "
- * (PRINTK_TIME), while the tools' own "WARNING:" lines share the console.
- * A stamp may follow a tool's unfinished line, so look anywhere.
- */
+/* The tools' own "WARNING:" lines share the console: see kernel_says(). */
 bool is_splat(const char *line)
 {
-	const char *p = line;
-	int i, end;
-	double t;
-
-	while ((p = strchr(p, '['))) {
-		end = 0;
-		if (sscanf(p, "[%lf]%n", &t, &end) == 1 && end)
-			for (i = 0; splats[i]; i++)
-				if (strstr(p + end, splats[i]))
-					return true;
-		p++;
-	}
-	return false;
+	return kernel_says(line, splats);
 }
 
 /* PID 1's "stacktest: begin NAME" / "stacktest: end NAME" in the kernel log. */
