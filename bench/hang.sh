@@ -42,15 +42,17 @@ hang: swap on DRBD under reclaim (2 nodes), 6.1|$K/drbd-reclaim.ini|patches/base
 hang replay: md's flush active_io leak, 6.1|topologies/reconfig-raid1-writethrough.ini|patches/replay-md-flush-active-io-leak|linux-source-6.1|new"
 
 # One run: "VERDICT WALL AFTER".  WALL: the guest's wall time, from
-# QEMU's start to its end (the runner's own figure).  AFTER: from the
-# event to that end, by the guest's clock: the first oops line's stamp,
-# or the blocked task's last switch (its report's stamp less the seconds
-# it gives); - if neither.
+# QEMU's start to its end (the runner's own figure).  AFTER: WALL less
+# the event's stamp in the guest's log (its uptime, a little behind
+# QEMU's start): the first oops line, or the blocked task's last switch
+# (its report's stamp less the seconds it gives), in either node's log;
+# - if neither.
 one() {
 	local dir=$1 topo=$2 series=$3 kernel=$4 log=$5 res
 	[ -n "$table" ] ||
 		STACKTEST_ROOT=$dir "$dir/build/bin/runner" --topology "$root/$topo" \
-			--series "$root/$series" --kernel "$kernel" >"$log" 2>&1
+			--series "$root/$series" --kernel "$kernel" \
+			</dev/null >"$log" 2>&1
 	res=$(sed -n 's/^runner: results in //p' "$log")
 	if [ -n "$table" ]; then
 		res=$(cat "$log.res")
@@ -73,19 +75,20 @@ one() {
 					w = l }
 			printf "%s %.0f %s\n", v, w,
 				t ? sprintf("%.0f s", w - t) : "-" }' \
-		$(ls "$res"/*/*/console*.log 2>/dev/null | head -1) /dev/null
+		$(ls "$res"/*/*/console*.log 2>/dev/null) /dev/null
 }
 
 {
 	echo "# Time to verdict: hangs and oopses (make bench-hang)"
 	echo
 	echo "$(date -u +%F), this machine, TCG. Before: the runner at $old_rev;"
-	echo "after: $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (with changes)')."
+	[ -n "$table" ] || echo "$(git rev-parse --short HEAD)$(git diff --quiet || echo ' (with changes)')" > $w/rev
+	echo "after: $(cat $w/rev 2>/dev/null || echo '?')."
 	echo "Seconds of the guest's wall time, QEMU's start to its end (the"
 	echo "runner's own figure; the host's KVM probe and setup come before it)."
-	echo "In brackets, from the event to the end by the guest's clock: the"
-	echo "oops, or the blocked task's last switch (the hung-task report's stamp"
-	echo "less the seconds it gives)."
+	echo "In brackets, from the event to the end: that wall time less the"
+	echo "event's stamp in the guest's log, the oops, or the blocked task's last"
+	echo "switch (the hung-task report's stamp less the seconds it gives)."
 	echo
 	echo "| case | before: verdict, s (after the event) | after: verdict, s (after the event) |"
 	echo "|---|---|---|"

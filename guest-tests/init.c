@@ -210,7 +210,9 @@ static int write_through(const struct plan *p, const struct stack *s)
 	char path[96];
 	int i, bad = 0;
 
-	for (i = 0; p->write_through && i < s->ndisks; i++) {
+	if (!p->write_through)
+		return 0;
+	for (i = 0; i < s->ndisks; i++) {
 		snprintf(path, sizeof(path), "/sys/block/%s/queue/write_cache",
 			 strrchr(s->disks[i], '/') + 1);
 		if (write_str(path, "write through")) {
@@ -438,14 +440,15 @@ static int setup_node(const struct plan *p)
  */
 #define WATCH_EVERY 5		/* seconds between two looks */
 
-static int kmsg_fd = -1;	/* the kernel log, read from where PID 1 began */
+static int kmsg_fd = -1;	/* the kernel log, read from the watch's start */
 
 /*
  * Opened once, before any hang: under a reclaim hang an open() (its path
- * name buffer) can block for good, a write to an open file rarely does.
+ * name buffer) can block for good; a write or a read of an open file may
+ * too (the kernel's buffers), but less often.
  */
-enum { W_KMSG, W_SYSRQ, W_PRINTK, W_MAX };
-static int wfd[W_MAX] = { -1, -1, -1 };
+enum { W_KMSG, W_SYSRQ, W_PRINTK, W_MDSTAT, W_DRBD, W_MAX };
+static int wfd[W_MAX] = { -1, -1, -1, -1, -1 };
 
 static void put(int which, const char *val)
 {
@@ -481,16 +484,14 @@ static void dump_blocked(const char *why)
 }
 
 /* Each line of a small file, as "init: hang seen: PATH: LINE". */
-static void note_lines(const char *path)
+static void note_lines(int which, const char *path)
 {
 	char buf[2048], note[300], *line, *nl;
-	int fd = open(path, O_RDONLY);
 	ssize_t n;
 
-	if (fd < 0)
+	if (wfd[which] < 0)
 		return;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	n = pread(wfd[which], buf, sizeof(buf) - 1, 0);
 	buf[n > 0 ? n : 0] = 0;
 	for (line = buf; *line; line = nl + 1) {
 		nl = strchr(line, '\n');
@@ -526,6 +527,9 @@ static void add_attr(char *line, size_t len, const char *dir,
 	snprintf(line + used, len - used, " %s=%s", name, val);
 }
 
+#define MD_PROBE 128		/* md0 to md127 */
+#define DM_PROBE 32		/* dm-0 to dm-31 */
+
 /* Every md array's and dm device's state, as the hang is seen. */
 static void note_arrays(void)
 {
@@ -537,14 +541,14 @@ static void note_arrays(void)
 	char dir[64], line[512];
 	int i, j;
 
-	for (i = 0; i < 160; i++) {
-		bool is_md = i < 128;
+	for (i = 0; i < MD_PROBE + DM_PROBE; i++) {
+		bool is_md = i < MD_PROBE;
 		const char *const *a = is_md ? md : dm;
 
 		snprintf(dir, sizeof(dir), is_md ? "/sys/block/md%d/md" :
-			 "/sys/block/dm-%d/dm", is_md ? i : i - 128);
+			 "/sys/block/dm-%d/dm", is_md ? i : i - MD_PROBE);
 		snprintf(line, sizeof(line), "<4>init: hang seen: %s%d:",
-			 is_md ? "md" : "dm-", is_md ? i : i - 128);
+			 is_md ? "md" : "dm-", is_md ? i : i - MD_PROBE);
 		if (access(dir, F_OK))
 			continue;
 		for (j = 0; a[j]; j++)
@@ -564,9 +568,9 @@ static void hang_forensics(void)
 {
 	dump_blocked("hang seen");
 	put(W_KMSG, "<4>init: hang seen: the stacks' state follows\n");
-	note_lines("/proc/mdstat");
+	note_lines(W_MDSTAT, "/proc/mdstat");
 	note_arrays();
-	note_lines("/proc/drbd");
+	note_lines(W_DRBD, "/proc/drbd");
 	put(W_KMSG, "<4>init: end of the hang forensics\n");
 }
 
@@ -622,6 +626,8 @@ static void watch_loop(double deadline)
 	wfd[W_KMSG] = open("/dev/kmsg", O_WRONLY);
 	wfd[W_SYSRQ] = open("/proc/sysrq-trigger", O_WRONLY);
 	wfd[W_PRINTK] = open("/proc/sys/kernel/printk", O_WRONLY);
+	wfd[W_MDSTAT] = open("/proc/mdstat", O_RDONLY);
+	wfd[W_DRBD] = open("/proc/drbd", O_RDONLY);
 	for (;;) {
 		sleep(WATCH_EVERY);
 		if (!hang_seen && hang_in_kmsg()) {
@@ -638,6 +644,7 @@ static void watch_loop(double deadline)
 static void setup_watchdog(const struct plan *p, double up)
 {
 	char val[16];
+	pid_t pid;
 
 	snprintf(val, sizeof(val), "%d", p->hang_timeout > 0 ?
 		 p->hang_timeout : 60);
@@ -648,8 +655,11 @@ static void setup_watchdog(const struct plan *p, double up)
 	if (kmsg_fd >= 0)
 		lseek(kmsg_fd, 0, SEEK_END);
 	fflush(NULL);
-	if (!fork())
+	pid = fork();
+	if (!pid)
 		watch_loop(p->deadline > up ? p->deadline : 0);
+	if (pid < 0)
+		perror("init: no watcher: fork");
 	if (kmsg_fd >= 0)
 		close(kmsg_fd);
 }

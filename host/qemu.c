@@ -28,10 +28,9 @@
 #define MON_FD 6
 /* After the NMI at the deadline: time for the guest to print its panic. */
 #define NMI_GRACE 10
-/* After a hang report: time for PID 1's forensics before the NMI. */
-#define HANG_GRACE 10
 /* After a panic: time to print it and reboot before QEMU is killed. */
 #define PANIC_GRACE 15
+#define LINE_MAX_LEN 4096
 
 static char **qemu_argv(const struct guest *g)
 {
@@ -169,14 +168,16 @@ static void drain(struct stream *s, line_fn fn, void *ctx)
 	for (i = 0; i < n; i++) {
 		if (buf[i] == '\r')
 			continue;
-		if (buf[i] != '\n') {
-			sb_add(&s->line, buf + i, 1);
-			continue;
+		/* A line without an end (a progress bar) is cut at 4 KiB. */
+		if (buf[i] == '\n' || s->line.len >= LINE_MAX_LEN) {
+			fn(ctx, s->line.buf ? s->line.buf : "");
+			s->line.len = 0;
+			if (s->line.buf)
+				s->line.buf[0] = 0;
+			if (buf[i] == '\n')
+				continue;
 		}
-		fn(ctx, s->line.buf ? s->line.buf : "");
-		s->line.len = 0;
-		if (s->line.buf)
-			s->line.buf[0] = 0;
+		sb_add(&s->line, buf + i, 1);
 	}
 }
 
@@ -406,6 +407,9 @@ static void watch(struct running *x)
 
 	if (stop_requested)
 		kill_guest(x, &x->r->interrupted);
+	/* It ended (its peer may run on): nothing more to judge here. */
+	if (x->s[0].fd < 0 && x->s[1].fd < 0)
+		return;
 	if (t - x->t0 > x->g->timeout || x->nmi_at ||
 	    (x->hang_at && (x->forensics_done || t - x->hang_at > HANG_GRACE)))
 		deadline(x);

@@ -37,6 +37,9 @@ struct guest_result {
 	char step[256];		/* the last line on the KTAP port */
 };
 
+/* After a hang report: seconds for PID 1's forensics before the NMI. */
+#define HANG_GRACE 10
+
 /* Whether a console line is a kernel detector's report of a hang. */
 bool is_hang_report(const char *line);
 

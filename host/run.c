@@ -293,6 +293,11 @@ static char *cmdline(const struct topology *t, const struct run_opts *o)
 	 */
 	sb_printf(&sb, " oops=panic");
 	/*
+	 * PID 1's watcher writes its forensics through one /dev/kmsg file:
+	 * the kernel would let 10 lines through every 5 s and drop the rest.
+	 */
+	sb_printf(&sb, " printk.devkmsg=on");
+	/*
 	 * TCG's TSC is the host's.  Calibrating it against the emulated PIT
 	 * fails on a busy host, and the clocksource watchdog compares it
 	 * with jiffies, which lose ticks there: either leaves the guest on

@@ -239,9 +239,11 @@ static const char *crash_start(const char *text)
 	static const char *const what[] = {
 		"] BUG: unable to handle", "] BUG: kernel NULL pointer",
 		"] kernel BUG at", "] Oops", "] general protection fault",
+		"] invalid opcode:", "] divide error:", "] stack segment:",
 		"] Kernel panic - not syncing", NULL,
 	};
 	const char *first = NULL, *p;
+	size_t len;
 	int i;
 
 	for (i = 0; what[i]; i++) {
@@ -249,11 +251,21 @@ static const char *crash_start(const char *text)
 		if (p && (!first || p < first))
 			first = p;
 	}
-	if (!first || strstr(first, "] Kernel panic - not syncing: NMI"))
+	if (!first)
+		return NULL;
+	len = strcspn(first, "\n");
+	p = strstr(first, "] Kernel panic - not syncing: NMI");
+	if (p && p < first + len)
 		return NULL;
 	while (first > text && first[-1] != '\n')
 		first--;
 	return first;
+}
+
+/* Whether the guest's kernel panicked on its own (not at our NMI). */
+static bool crashed(const char *text)
+{
+	return crash_start(text) && strstr(text, "] Kernel panic - not syncing");
 }
 
 /* The crash's lines, up to its "Kernel panic" line (at most 60). */
@@ -284,9 +296,11 @@ static void add_guest(struct topo_result *r, struct ktap *k,
 
 	nmi = g->timed_out ? nmi_split(copy) : NULL;
 	if (g->timed_out && *g->hang)
-		sb_printf(&why, "hang: the kernel reported one %.0f s after start, during %s (last KTAP line: %s); the run was ended then, after PID 1's forensics, not at its %d s deadline:\n  %s\n",
-			  g->hang_s, *g->test ? g->test : "boot",
-			  *g->step ? g->step : "none", gs->timeout, g->hang);
+		sb_printf(&why, "hang: the kernel reported one %.0f s after start, %s %s (last KTAP line: %s); the run was ended then, after PID 1's forensics (or %d s), not at its %d s deadline:\n  %s\n",
+			  g->hang_s, g->test_ended ? "after" : "during",
+			  *g->test ? g->test : "boot",
+			  *g->step ? g->step : "none", HANG_GRACE, gs->timeout,
+			  g->hang);
 	else if (g->timed_out && g->peer_ended)
 		sb_printf(&why, "timeout: its peer hung or crashed, so this node was ended with it, not at its %d s deadline\n",
 			  gs->timeout);
@@ -327,18 +341,24 @@ static void add_guest(struct topo_result *r, struct ktap *k,
 static void add_unfinished(struct topo_result *r, const struct guest_result *g,
 			   const char *prefix, bool panic)
 {
-	char *name;
+	const char *why = "the guest ended during it (see guest)";
+	char *name, *detail;
 
 	if (!*g->test || g->test_ended || g->interrupted)
 		return;
+	if (panic)
+		why = "the kernel crashed during it (see guest and kernel-log)";
+	else if (*g->hang)
+		why = "the kernel reported a hang during it (see guest)";
+	else if (g->peer_ended)
+		why = "its peer hung or crashed (see the peer's guest)";
+	else if (g->timed_out)
+		why = "the run's deadline came during it (see guest)";
 	name = xasprintf("%s%s", prefix, g->test);
+	detail = xasprintf("did not finish: %s\n", why);
 	if (!result_find(r, name))
-		result_add(r, name, KTAP_FAIL, 0,
-			   panic ? "did not finish: the kernel crashed during it (see guest and kernel-log)\n" :
-			   *g->hang ? "did not finish: the kernel reported a hang during it (see guest)\n" :
-			   g->peer_ended ? "did not finish: its peer hung or crashed (see the peer's guest)\n" :
-			   g->timed_out ? "did not finish: the run's deadline came during it (see guest)\n" :
-			   "did not finish: the guest ended during it (see guest)\n");
+		result_add(r, name, KTAP_FAIL, 0, detail);
+	free(detail);
 	free(name);
 }
 
@@ -364,6 +384,8 @@ int guest_verdict(struct topo_result *r, struct ktap *k,
 	v |= g->timed_out ? V_TIMEOUT : 0;
 	v |= g->interrupted ? V_INTERRUPTED : 0;
 	v |= splat && strstr(splat, "Kernel panic") ? V_PANIC : 0;
+	/* The summary stops at 40 lines: a late crash is in the text. */
+	v |= crashed(text) ? V_PANIC : 0;
 	add_unfinished(r, g, prefix, v & V_PANIC && !g->timed_out);
 	free(splat);
 	free(text);

@@ -3,9 +3,10 @@
  * selftests/blocked: a task blocked in the kernel for good, so the
  * harness's own tests can check that the kernel's hung-task report ends
  * the run early, with PID 1's forensics, naming this test.  The file
- * system on top is frozen (FIFREEZE) and a child writes to it: the write
- * waits in sb_start_write(), uninterruptible, until a thaw that never
- * comes.  Not a test of any kernel.
+ * system on top is frozen (FIFREEZE) and a child creates a file on it:
+ * its open() waits in sb_start_write() (mnt_want_write()),
+ * uninterruptible, until a thaw that never comes.  Not a test of any
+ * kernel.
  */
 #include <fcntl.h>
 #include <linux/fs.h>
