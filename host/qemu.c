@@ -223,6 +223,16 @@ bool is_hang_report(const char *line)
 	return kernel_says(line, what);
 }
 
+int pid1_dump_marker(const char *line)
+{
+	if (strstr(line, "] init: end of the blocked tasks"))
+		return -1;
+	if (strstr(line, "] init: deadline near: blocked tasks") ||
+	    strstr(line, "] init: hang seen: blocked tasks"))
+		return 1;
+	return 0;
+}
+
 static void copy_str(char *dst, size_t len, const char *src)
 {
 	snprintf(dst, len, "%s", src);
@@ -243,11 +253,8 @@ static void console_line(void *ctx, const char *line)
 	}
 	if (strstr(line, "] stacktest: end "))
 		x->r->test_ended = true;
-	if (strstr(line, "] init: end of the blocked tasks"))
-		x->in_dump = false;
-	else if (strstr(line, "] init: deadline near: blocked tasks") ||
-		 strstr(line, "] init: hang seen: blocked tasks"))
-		x->in_dump = true;
+	if (pid1_dump_marker(line))
+		x->in_dump = pid1_dump_marker(line) > 0;
 	if (strstr(line, "] init: end of the hang forensics"))
 		x->forensics_done = true;
 	if (!x->in_dump && !x->hang_at && is_hang_report(line)) {

@@ -40,6 +40,13 @@ struct guest_result {
 /* After a hang report: seconds for PID 1's forensics before the NMI. */
 #define HANG_GRACE 10
 
+/*
+ * PID 1's own dumps of blocked tasks (at a hang report, near the deadline)
+ * show call traces on purpose: 1 at a line opening one, -1 at the line
+ * closing it, else 0.
+ */
+int pid1_dump_marker(const char *line);
+
 /* Whether a console line is a kernel detector's report of a hang. */
 bool is_hang_report(const char *line);
 

@@ -137,11 +137,8 @@ char *scan_console(const char *console, struct test_result *kl)
 		 * shows call traces on purpose: a diagnosis, not a splat.  A
 		 * guest that then hangs is judged by the deadline.
 		 */
-		if (strstr(line, "] init: deadline near: blocked tasks") ||
-		    strstr(line, "] init: hang seen: blocked tasks"))
-			dump = true;
-		else if (strstr(line, "] init: end of the blocked tasks"))
-			dump = false;
+		if (pid1_dump_marker(line))
+			dump = pid1_dump_marker(line) > 0;
 		if (dump || !is_splat(line))
 			continue;
 		sb_printf(&win, "%s\n", line);
@@ -383,8 +380,7 @@ int guest_verdict(struct topo_result *r, struct ktap *k,
 	free(name);
 	v |= g->timed_out ? V_TIMEOUT : 0;
 	v |= g->interrupted ? V_INTERRUPTED : 0;
-	v |= splat && strstr(splat, "Kernel panic") ? V_PANIC : 0;
-	/* The summary stops at 40 lines: a late crash is in the text. */
+	/* From the whole text: the splat summary stops at 40 lines. */
 	v |= crashed(text) ? V_PANIC : 0;
 	add_unfinished(r, g, prefix, v & V_PANIC && !g->timed_out);
 	free(splat);
