@@ -69,7 +69,7 @@ one() {
 			l = $0; gsub(/[][]/, " ", l); split(l, f, " +"); t = f[2] }
 		END {
 			while ((getline l < lf) > 0)
-				if (l ~ / (PASS|FAIL|TIMEOUT|PANIC) +[0-9]+ passed/) {
+				if (l ~ / (PASS|FAIL|TIMEOUT|PANIC|CRASH) +[0-9]+ passed/) {
 					split(l, f, " +"); v = f[3]
 					sub(/s wall, init.*/, "", l); sub(/.* /, "", l)
 					w = l }

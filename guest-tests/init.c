@@ -577,15 +577,10 @@ static void hang_forensics(void)
 /* A kernel log record from a detector: hung task, RCU stall, lockup. */
 static bool hang_record(const char *rec)
 {
-	static const char *const what[] = {
-		"blocked for more than", "self-detected stall",
-		"detected stalls on CPUs", "BUG: soft lockup",
-		"BUG: workqueue lockup", NULL,
-	};
 	int i;
 
-	for (i = 0; what[i]; i++)
-		if (strstr(rec, what[i]))
+	for (i = 0; hang_report_words[i]; i++)
+		if (strstr(rec, hang_report_words[i]))
 			return true;
 	return false;
 }
@@ -760,6 +755,7 @@ int main(int argc, char **argv)
 	setup_console();
 	setenv("PATH", "/sbin:/bin:/usr/sbin:/usr/bin", 1);
 	out = open_port("ktap");
+	progress_to(out, "    ");
 	fprintf(out, "KTAP version 1\n");
 	if (read_plan(&p, &s)) {
 		fprintf(out, "Bail out! no /plan in the initramfs\n");

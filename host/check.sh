@@ -8,13 +8,16 @@ cd "$root"
 mkdir -p build/check
 total_pass=0
 total_fail=0
+times=""
+t_start=$SECONDS
 
 step() {
-	local name=$1 log=build/check/$1.log line p f
+	local name=$1 log=build/check/$1.log line p f t0=$SECONDS
 	shift
 	echo "=== check: $name: $*"
 	"$@" 2>&1 | tee "$log"
 	line=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	times+=$(printf '%-18s %5d s  %s' "$name" $((SECONDS - t0)) "${line:-no result line}")$'\n'
 	if [ -z "$line" ]; then
 		echo "=== check: $name: no result line; counted as 1 failure"
 		total_fail=$((total_fail + 1))
@@ -70,6 +73,7 @@ step prove-6.12 make -s prove-swap KERNEL=linux-source-6.12 \
 # the fix we wrote for it (make prove adds a half fix that must fail).
 step prove-findings make -s prove-findings \
 	FINDINGS_SERIES=patches/base,patches/fix-dmz-secondary-sb
-echo "=== check: total"
+echo "=== check: total, $((SECONDS - t_start)) s"
+printf '%s' "$times"
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" = 0 ]

@@ -350,7 +350,7 @@ static bool walk_failed(const struct topo_result *r)
 {
 	int i;
 
-	if (!strcmp(r->verdict, "TIMEOUT") || !strcmp(r->verdict, "PANIC"))
+	if (!strcmp(r->verdict, "TIMEOUT") || !strcmp(r->verdict, "CRASH"))
 		return false;
 	for (i = 0; i < r->ntests; i++)
 		if (!strcmp(r->tests[i].name, "explore"))

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "qemu.h"
+#include "stacktest.h"
 #include "util.h"
 
 #define CON_FD 3
@@ -107,7 +108,7 @@ static char **qemu_argv(const struct guest *g)
 	return av;
 }
 
-static pid_t spawn(const struct guest *g, int con, int ktap, int mon)
+static pid_t spawn_qemu(const struct guest *g, int con, int ktap, int mon)
 {
 	int log = open(g->qemu_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 		       0644);
@@ -200,6 +201,9 @@ struct running {
 	double hang_at;		/* when the console showed a hang report */
 	double panic_at;	/* when it showed a panic of the guest's own */
 	bool forensics_done;	/* PID 1 said its hang forensics are out */
+	double ktap_at;		/* when the KTAP port last said anything */
+	double bound;		/* how long it may be quiet now */
+	char bound_what[96];	/* the step that declared it, or "" */
 	bool in_dump;		/* inside PID 1's own dump of blocked tasks */
 	bool killed;
 	struct guest_result *r;
@@ -214,13 +218,7 @@ struct running {
  */
 bool is_hang_report(const char *line)
 {
-	static const char *const what[] = {
-		"blocked for more than", "self-detected stall",
-		"detected stalls on CPUs", "BUG: soft lockup",
-		"BUG: workqueue lockup", NULL,
-	};
-
-	return kernel_says(line, what);
+	return kernel_says(line, hang_report_words);
 }
 
 int pid1_dump_marker(const char *line)
@@ -266,13 +264,41 @@ static void console_line(void *ctx, const char *line)
 		x->panic_at = now_s();
 }
 
+/*
+ * Each KTAP line renews the quiet bound.  A step may declare its own
+ * ("# progress: WHAT: quiet up to N s", lib/progress.c) until its result
+ * line or "# progress: default bound".
+ */
+static void progress_line(struct running *x, const char *line)
+{
+	const char *p = line + strspn(line, " "), *q;
+	double n;
+
+	x->ktap_at = now_s();
+	if (!strncmp(p, "ok ", 3) || !strncmp(p, "not ok ", 7) ||
+	    !strcmp(p, "# progress: default bound")) {
+		x->bound = x->g->quiet;
+		x->bound_what[0] = 0;
+		return;
+	}
+	q = strstr(p, ": quiet up to ");
+	if (strncmp(p, "# progress: ", 12) || !q || q < p + 12 ||
+	    sscanf(q + 14, "%lf", &n) != 1 || n <= 0)
+		return;
+	x->bound = n;
+	snprintf(x->bound_what, sizeof(x->bound_what), "%.*s",
+		 (int)(q - p - 12), p + 12);
+}
+
 /* Each KTAP line: the last is the step a hang is named by. */
 static void ktap_line(void *ctx, const char *line)
 {
 	struct running *x = ctx;
 
+	progress_line(x, line);
 	if (*line)
-		copy_str(x->r->step, sizeof(x->r->step), line);
+		copy_str(x->r->step, sizeof(x->r->step),
+			 line + strspn(line, " "));
 	x->cb(x->ctx, line);
 }
 
@@ -404,9 +430,23 @@ static void deadline(struct running *x)
 		kill_guest(x, &x->r->timed_out);
 }
 
+/* No progress: quiet past the bound, the deadline comes now. */
+static bool quiet_too_long(struct running *x, double t)
+{
+	if (!x->g->quiet || x->nmi_at || x->hang_at || x->panic_at ||
+	    t - x->ktap_at <= x->bound)
+		return false;
+	copy_str(x->r->quiet, sizeof(x->r->quiet),
+		 *x->bound_what ? x->bound_what : "the default bound");
+	x->r->quiet_bound = x->bound;
+	x->r->quiet_s = t - x->t0;
+	return true;
+}
+
 /*
  * The deadline comes early after a hang report, once PID 1's forensics
- * are out; a panic that does not end QEMU by itself ends it here.
+ * are out, or when the KTAP port is quiet past its bound; a panic that
+ * does not end QEMU by itself ends it here.
  */
 static void watch(struct running *x)
 {
@@ -417,7 +457,7 @@ static void watch(struct running *x)
 	/* It ended (its peer may run on): nothing more to judge here. */
 	if (x->s[0].fd < 0 && x->s[1].fd < 0)
 		return;
-	if (t - x->t0 > x->g->timeout || x->nmi_at ||
+	if (t - x->t0 > x->g->timeout || x->nmi_at || quiet_too_long(x, t) ||
 	    (x->hang_at && (x->forensics_done || t - x->hang_at > HANG_GRACE)))
 		deadline(x);
 	if (x->panic_at && t - x->panic_at > PANIC_GRACE)
@@ -486,7 +526,9 @@ static void start(struct running *x)
 	x->s[0].log = open_log(x->g->console_log);
 	x->s[1].log = open_log(x->g->ktap_log);
 	x->t0 = now_s();
-	x->pid = spawn(x->g, con[1], ktap[1], mon[1]);
+	x->ktap_at = x->t0;
+	x->bound = x->g->quiet;
+	x->pid = spawn_qemu(x->g, con[1], ktap[1], mon[1]);
 	close(con[1]);
 	close(ktap[1]);
 	close(mon[1]);

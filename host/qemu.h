@@ -14,6 +14,11 @@ struct guest {
 	const char *console_log, *ktap_log, *qemu_log;
 	const char *state_log;	/* QEMU's monitor at the deadline */
 	int timeout;		/* seconds */
+	/*
+	 * Seconds a guest may print nothing on the KTAP port, unless a step
+	 * declares its own bound there (lib/progress.c); 0: no such bound.
+	 */
+	int quiet;
 	int net_fd;		/* >= 0: a stream socket to the peer guest */
 	const char *mac;	/* its virtio-net MAC */
 };
@@ -32,6 +37,12 @@ struct guest_result {
 	 */
 	char hang[256];
 	double hang_s;
+	/*
+	 * No progress: the KTAP port was quiet past the bound (the step's
+	 * declared one, or the default): which, how long, when.
+	 */
+	char quiet[128];
+	double quiet_bound, quiet_s;
 	char test[64];		/* the last test begun ("stacktest: begin") */
 	bool test_ended;	/* ... and ended ("stacktest: end") */
 	char step[256];		/* the last line on the KTAP port */

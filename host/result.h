@@ -29,7 +29,7 @@ struct test_result {
 
 struct topo_result {
 	char *name;
-	char *verdict;		/* PASS, FAIL, SKIP, TIMEOUT, PANIC, INTERRUPTED */
+	char *verdict;		/* PASS, FAIL, SKIP, TIMEOUT, CRASH, INTERRUPTED */
 	int npassed, nfailed, nskipped;
 	int ntests;
 	struct test_result *tests;

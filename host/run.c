@@ -60,6 +60,13 @@ static void make_disks(const struct topology *t, const char *dir,
 /* Seconds a task may stay blocked before the guest's kernel calls it hung. */
 #define HANG_TIMEOUT 30
 
+/*
+ * Seconds a guest may print nothing on its KTAP port (scaled): every
+ * test step is quicker here or declares a bound of its own, as the
+ * memory hog, the walks and the waits for md, DRBD and the peer do.
+ */
+#define QUIET_S 90
+
 /* --timeout as given, else the topology's times the profile's slowdown. */
 static int guest_timeout(const struct topology *t, const struct run_opts *o)
 {
@@ -351,6 +358,7 @@ static struct guest guest_for(const struct topology *t,
 		.state_log = node_file(o->results, "qemu-state", ".log",
 				       t->nodes, n),
 		.timeout = guest_timeout(t, o),
+		.quiet = QUIET_S * o->time_scale,
 		.net_fd = net_fd,
 		.mac = xasprintf("52:54:00:99:00:%02x", n + 1),
 	};

@@ -298,6 +298,13 @@ static void add_guest(struct topo_result *r, struct ktap *k,
 			  *g->test ? g->test : "boot",
 			  *g->step ? g->step : "none", HANG_GRACE, gs->timeout,
 			  g->hang);
+	else if (g->timed_out && *g->quiet)
+		sb_printf(&why, "no progress: nothing on the KTAP port for %.0f s (the bound of %s), %s %s (last KTAP line: %s); the run was ended %.0f s after start, not at its %d s deadline\n",
+			  g->quiet_bound, g->quiet,
+			  g->test_ended ? "after" : "during",
+			  *g->test ? g->test : "boot",
+			  *g->step ? g->step : "none", g->quiet_s,
+			  gs->timeout);
 	else if (g->timed_out && g->peer_ended)
 		sb_printf(&why, "timeout: its peer hung or crashed, so this node was ended with it, not at its %d s deadline\n",
 			  gs->timeout);
@@ -347,6 +354,8 @@ static void add_unfinished(struct topo_result *r, const struct guest_result *g,
 		why = "the kernel crashed during it (see guest and kernel-log)";
 	else if (*g->hang)
 		why = "the kernel reported a hang during it (see guest)";
+	else if (*g->quiet)
+		why = "it made no progress within its bound (see guest)";
 	else if (g->peer_ended)
 		why = "its peer hung or crashed (see the peer's guest)";
 	else if (g->timed_out)
@@ -381,8 +390,8 @@ int guest_verdict(struct topo_result *r, struct ktap *k,
 	v |= g->timed_out ? V_TIMEOUT : 0;
 	v |= g->interrupted ? V_INTERRUPTED : 0;
 	/* From the whole text: the splat summary stops at 40 lines. */
-	v |= crashed(text) ? V_PANIC : 0;
-	add_unfinished(r, g, prefix, v & V_PANIC && !g->timed_out);
+	v |= crashed(text) ? V_CRASH : 0;
+	add_unfinished(r, g, prefix, v & V_CRASH && !g->timed_out);
 	free(splat);
 	free(text);
 	return v;
@@ -391,5 +400,5 @@ int guest_verdict(struct topo_result *r, struct ktap *k,
 const char *topo_verdict(const struct topo_result *r, int v)
 {
 	return v & V_INTERRUPTED ? "INTERRUPTED" : v & V_TIMEOUT ? "TIMEOUT" :
-	       v & V_PANIC ? "PANIC" : r->nfailed ? "FAIL" : "PASS";
+	       v & V_CRASH ? "CRASH" : r->nfailed ? "FAIL" : "PASS";
 }

@@ -5,7 +5,7 @@
 #include "qemu.h"
 #include "result.h"
 
-enum { V_TIMEOUT = 1, V_INTERRUPTED = 2, V_PANIC = 4 };
+enum { V_TIMEOUT = 1, V_INTERRUPTED = 2, V_CRASH = 4 };
 
 /*
  * One guest's part of a topology's result: its own tests (each with its
@@ -23,7 +23,7 @@ int guest_verdict(struct topo_result *r, struct ktap *k,
  * or a planned step is missing fails, the reason appended to why.
  */
 enum ktap_result test_checked(const struct ktap_test *t, struct strbuf *why);
-/* PASS, FAIL, TIMEOUT, PANIC or INTERRUPTED. */
+/* PASS, FAIL, TIMEOUT, CRASH or INTERRUPTED. */
 const char *topo_verdict(const struct topo_result *r, int v);
 
 /* A console line where the kernel (a "[ 1.23]" stamped line) is unwell. */

@@ -147,22 +147,29 @@ static int drbd_wait_drops(drbd_cond cond, const char *what, int seconds,
 	double end = mono_s() + scaled(seconds);
 	struct drbd_state st;
 	bool was_up = false, up;
+	char step[96];
 
 	if (drops)
 		*drops = 0;
+	/* Ours comes first: the host's bound only backs it up. */
+	snprintf(step, sizeof(step), "waiting for %s", what);
+	progress_begin(step, seconds + 15);
 	for (;;) {
 		if (!drbd_state(&st)) {
 			up = drbd_link_up(&st);
 			if (drops && was_up && !up)
 				(*drops)++;
 			was_up = up;
-			if (cond(&st))
+			if (cond(&st)) {
+				progress_end();
 				return 0;
+			}
 		}
 		if (mono_s() > end)
 			break;
 		usleep(50000);
 	}
+	progress_end();
 	snprintf(msg, len, "timeout after %.0f s waiting for %s: ", scaled(seconds),
 		 what);
 	drbd_describe(msg + strlen(msg), len - strlen(msg));

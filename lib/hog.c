@@ -20,6 +20,8 @@
 
 #define BLK 4096
 #define HOG_STREAM 0x686f67
+/* Hog pages between two looks at the clock for a progress note. */
+#define PROGRESS_PAGES 256
 
 long long meminfo_kb(const char *key)
 {
@@ -103,6 +105,9 @@ static void *scan_pages(void *arg)
 		uint64_t st;
 
 		p = (s->start + (s->backwards ? s->pages - 1 - i : i)) % s->pages;
+		if (!s->start && !s->backwards && i % PROGRESS_PAGES == 0)
+			progress_note("hog: page %lld of %lld checked", i,
+				      s->pages);
 		st = s->cow && p % COW_EVERY == 0 ? HOG_COW_STREAM : HOG_STREAM;
 		if (pattern_check(s->m + p * BLK, BLK, s->seed, st, p * BLK) < 0)
 			continue;
@@ -182,13 +187,20 @@ static int hog(uint64_t seed, long long bytes, enum pressure how, int shared)
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return 2;
-	for (p = 0; p < pages; p++)
+	for (p = 0; p < pages; p++) {
+		if (p % PROGRESS_PAGES == 0)
+			progress_note("hog: page %lld of %lld written", p,
+				      pages);
 		pattern_fill(m + p * BLK, BLK, seed, HOG_STREAM, p * BLK);
+	}
 	if (how == PAGEOUT && madvise(m, bytes, MADV_PAGEOUT))
 		ktap_diag("madvise(MADV_PAGEOUT): %m");
 	if (shared)
 		bad = verify_shared(m, pages, seed);
 	for (p = 0; !shared && p < pages; p++) {
+		if (p % PROGRESS_PAGES == 0)
+			progress_note("hog: page %lld of %lld checked", p,
+				      pages);
 		if (pattern_check(m + p * BLK, BLK, seed, HOG_STREAM,
 				  p * BLK) < 0)
 			continue;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* md helpers for the guest tests; see stacktest.h. */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -187,20 +188,75 @@ int md_idle(const char *md, int want_degraded)
 	       md_attr_ll(md, "degraded") == want_degraded;
 }
 
+/* Seconds (scaled) md may go without moving while a wait expects it to. */
+#define MD_STALL_S 60
+
+/*
+ * How far md got, as a string that changes while it works: the array's
+ * sync_action, sync_completed and degraded, and every "(done/total)" of
+ * /proc/mdstat (which moves every second, where sync_completed may wait
+ * for a sixteenth of the array).
+ */
+static void md_progress(const char *md, char *out, size_t len)
+{
+	char line[256], val[64], *p;
+	size_t used;
+	FILE *f;
+
+	md_attr(md, "sync_action", val, sizeof(val));
+	snprintf(out, len, "%s", val);
+	md_attr(md, "sync_completed", val, sizeof(val));
+	used = strlen(out);
+	snprintf(out + used, len - used, " %s degraded=%lld", val,
+		 md_attr_ll(md, "degraded"));
+	f = fopen("/proc/mdstat", "re");
+	while (f && fgets(line, sizeof(line), f))
+		for (p = line; (p = strchr(p, '(')); p++) {
+			used = strlen(out);
+			if (isdigit((unsigned char)p[1]) && strchr(p, ')'))
+				snprintf(out + used, len - used, " %.*s",
+					 (int)(strchr(p, ')') - p + 1), p);
+		}
+	if (f)
+		fclose(f);
+}
+
+/*
+ * Idle (and degraded as wanted) within timeout, making progress all the
+ * while: md that moves nothing for MD_STALL_S is a stalled resync,
+ * rebuild or reshape, reported at once, not at the timeout.
+ */
 int md_wait_idle(const char *md, int want_degraded, double timeout)
 {
-	double t0 = mono_s();
+	double t0 = mono_s(), moved = t0, looked = 0;
+	char what[96], seen[512] = "", now[512];
 
 	timeout = scaled(timeout);
+	snprintf(what, sizeof(what), "waiting for %s to go idle", md_name(md));
+	/* The host's bound comes after ours: this wait says what stalled. */
+	progress_begin(what, MD_STALL_S + 15);
 	while (!md_idle(md, want_degraded)) {
-		if (mono_s() - t0 > timeout) {
-			ktap_diag("%s not idle with degraded=%d after %.0fs",
-				  md_name(md), want_degraded, timeout);
+		if (mono_s() - looked >= 1) {
+			looked = mono_s();
+			md_progress(md, now, sizeof(now));
+			if (strcmp(now, seen)) {
+				memcpy(seen, now, sizeof(seen));
+				moved = looked;
+				progress_note("%s: %s", md_name(md), now);
+			}
+		}
+		if (mono_s() - moved > scaled(MD_STALL_S) ||
+		    mono_s() - t0 > timeout) {
+			ktap_diag("%s not idle with degraded=%d after %.0fs (the last change %.0fs ago): %s",
+				  md_name(md), want_degraded, mono_s() - t0,
+				  mono_s() - moved, seen);
 			md_dump(md);
+			progress_end();
 			return -1;
 		}
 		usleep(50000);
 	}
+	progress_end();
 	ktap_diag("%s idle, degraded %lld, after %.1fs", md_name(md),
 		  md_attr_ll(md, "degraded"), mono_s() - t0);
 	return 0;
@@ -582,6 +638,8 @@ int region_verify_while_syncing(const struct region *r, const char *md,
 	do {
 		bad |= region_verify(r, 1, what) != 0;
 		++*passes;
+		progress_note("%s: %d verify passes while it syncs",
+			      md_name(md), *passes);
 		if (mono_s() - t0 > scaled(300)) {
 			ktap_diag("%s: still syncing after %.0fs; stopped reading",
 				  md_name(md), scaled(300));

@@ -12,6 +12,12 @@
 
 #include "stacktest.h"
 
+const char *const hang_report_words[] = {
+	"blocked for more than", "self-detected stall",
+	"detected stalls on CPUs", "BUG: soft lockup",
+	"BUG: workqueue lockup", NULL,
+};
+
 static void log_argv(const char *const argv[])
 {
 	int i;
@@ -214,6 +220,7 @@ void ktap_result(struct ktap_out *k, int ok, const char *fmt, ...)
 	va_end(ap);
 	printf("\n");
 	fflush(stdout);
+	progress_reset();
 	if (!ok)
 		k->failed++;
 }

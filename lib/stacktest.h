@@ -23,6 +23,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -81,6 +82,13 @@ int requirement_met(const struct requirement *r, char *why, size_t len);
 
 /* ---- Processes, sysfs, KTAP output, seeded patterns ---- */
 
+/*
+ * What the kernel's own detectors print when they see a hang: khungtaskd,
+ * RCU's stall warnings, the soft lockup and workqueue watchdogs (NULL
+ * ends it).  PID 1's watcher and the host's console reader both use it.
+ */
+extern const char *const hang_report_words[];
+
 /* Wait for a child; its exit status, 128+signal, or 127. */
 int reap(pid_t pid);
 /* Run argv[0] (absolute path or found in PATH); returns exit status. */
@@ -127,6 +135,22 @@ int ktap_end(struct ktap_out *k);
  * limit): "1..0 # SKIP why", before any result; returns GUEST_TEST_SKIP.
  */
 int ktap_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Progress (lib/progress.c): the host ends a run whose test prints no
+ * KTAP line within its bound, as TIMEOUT naming the test and the step.
+ * A step that may be quiet longer than the default, or knows it is
+ * quicker, declares its bound (seconds, scaled here) until progress_end()
+ * or its result; begin/end nest a few deep.  progress_note() says how far
+ * a long step got, at most every few seconds (a line renews the bound).
+ */
+void progress_begin(const char *what, double seconds);
+void progress_end(void);
+/* The step ended (its result line ends a declared bound on the host). */
+void progress_reset(void);
+void progress_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Where progress lines go (PID 1: its KTAP port, nested): stdout if NULL. */
+void progress_to(FILE *f, const char *prefix);
 
 /* Seeded patterns: word i of stream s is a pure function of (seed, s, i). */
 uint64_t pattern_word(uint64_t seed, uint64_t stream, uint64_t i);

@@ -122,13 +122,11 @@ static void md_full_speed(const char *md)
 	md_attr_write(md, "sync_speed_max", "system");
 }
 
-/* "/dev/md0" for "md0" (a static buffer). */
-static const char *md_dev(const char *md)
+/* "/dev/NAME" in buf, for an array or a member named as sysfs does. */
+static char *dev_path(char *buf, size_t len, const char *name)
 {
-	static char dev[32];
-
-	snprintf(dev, sizeof(dev), "/dev/%s", md);
-	return dev;
+	snprintf(buf, len, "/dev/%s", name);
+	return buf;
 }
 
 /* md0, md1, ...: the arrays there are; one of them by r into md. */
@@ -239,8 +237,8 @@ static int md_op_fail(const char *kind, const char *args, char *msg,
 	if (sscanf(args, "%15s %31s", md, name) != 2 ||
 	    !md_still_failable(md, name))
 		return 1;
-	snprintf(dev, sizeof(dev), "/dev/%s", md);
-	snprintf(member, sizeof(member), "/dev/%s", name);
+	dev_path(dev, sizeof(dev), md);
+	dev_path(member, sizeof(member), name);
 	if (mdadm(dev, "--fail", member, NULL) ||
 	    md_remove_member(dev, member)) {
 		snprintf(msg, len, "mdadm --fail/--remove %s from %s failed",
@@ -262,7 +260,7 @@ static int md_op_fault(const char *kind, const char *args, char *msg,
 	if (sscanf(args, "%15s %31s", md, name) != 2 ||
 	    !md_still_failable(md, name))
 		return 1;
-	snprintf(member, sizeof(member), "/dev/%s", name);
+	dev_path(member, sizeof(member), name);
 	if (fault_setup("fail_make_request", 100, -1) ||
 	    fail_disk(member, 1)) {
 		snprintf(msg, len, "cannot make %s fail", member);
@@ -283,12 +281,14 @@ static int md_pick_out(const char *kind, uint64_t r, char *args, size_t len)
 static int md_disarm(int i, char *msg, size_t len)
 {
 	const char *member = out[i].dev;
+	char dev[32];
 
 	if (!out[i].armed)
 		return 0;
+	dev_path(dev, sizeof(dev), out[i].md);
 	fail_disk(member, 0);
-	mdadm(md_dev(out[i].md), "--fail", member, NULL);
-	if (md_remove_member(md_dev(out[i].md), member)) {
+	mdadm(dev, "--fail", member, NULL);
+	if (md_remove_member(dev, member)) {
 		snprintf(msg, len, "%s: cannot remove faulty %s", out[i].md,
 			 member);
 		return -1;
@@ -303,7 +303,7 @@ static int md_put_back(int i, char *msg, size_t len)
 	const char *member = out[i].dev;
 	char dev[32];
 
-	snprintf(dev, sizeof(dev), "/dev/%s", out[i].md);
+	dev_path(dev, sizeof(dev), out[i].md);
 	if (md_disarm(i, msg, len))
 		return -1;
 	/* --re-add resyncs only what the bitmap marked; else a full --add. */
@@ -511,7 +511,7 @@ static int md_op_bitmap(const char *kind, const char *args, char *msg,
 
 	if (sscanf(args, "%15s %15s", md, want) != 2 || !md_quiet(md))
 		return 1;
-	snprintf(dev, sizeof(dev), "/dev/%s", md);
+	dev_path(dev, sizeof(dev), md);
 	snprintf(bitmap, sizeof(bitmap), "--bitmap=%s", want);
 	/*
 	 * md refuses (EBUSY) while it still has recovery work flagged after
@@ -554,7 +554,7 @@ static int md_op_check(const char *kind, const char *args, char *msg,
 
 	if (sscanf(args, "%15s", md) != 1 || !md_whole(md) || swap_used())
 		return 1;
-	snprintf(dev, sizeof(dev), "/dev/%s", md);
+	dev_path(dev, sizeof(dev), md);
 	md_full_speed(md);
 	if (md_check(dev, 300, &mismatch) || mismatch) {
 		snprintf(msg, len, "%s: check found mismatch_cnt %lld", md,
@@ -598,7 +598,7 @@ static int md_op_wait(const char *kind, const char *args, char *msg,
 /* End of a walk: every member back, thawed, in sync, and checked. */
 static int md_settle(const char *kind, char *msg, size_t len)
 {
-	char md[16], path[64];
+	char md[16], dev[32], path[64];
 	int i;
 
 	while (nout)
@@ -611,7 +611,7 @@ static int md_settle(const char *kind, char *msg, size_t len)
 			break;
 		md_full_speed(md);
 		md_op_thaw(kind, md, msg, len);
-		if (md_wait_idle(md_dev(md), 0, 300)) {
+		if (md_wait_idle(dev_path(dev, sizeof(dev), md), 0, 300)) {
 			snprintf(msg, len, "%s not whole after the walk", md);
 			return -1;
 		}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * selftests/panic: crash the guest kernel on purpose (sysrq 'c'), so the
- * harness's own tests can check that a panic is reported as PANIC with
+ * harness's own tests can check that a panic is reported as CRASH with
  * its text.  Not a test of any kernel.
  */
 #include <stdio.h>

@@ -103,14 +103,18 @@ static int wait_hydrated(void)
 	long long done = 0, total = -1;
 	double t0 = mono_s();
 
+	progress_begin("hydration", HYDRATE_S + 15);
 	while (!hydration(&done, &total) && done < total) {
 		if (mono_s() - t0 > scaled(HYDRATE_S)) {
 			ktap_diag("timeout after %d s: %lld of %lld regions hydrated",
 				  HYDRATE_S, done, total);
+			progress_end();
 			return -1;
 		}
+		progress_note("%lld of %lld regions hydrated", done, total);
 		usleep(100000);
 	}
+	progress_end();
 	ktap_diag("hydrated %lld/%lld regions in %.1fs", done, total,
 		  mono_s() - t0);
 	return total > 0 && done == total ? 0 : -1;

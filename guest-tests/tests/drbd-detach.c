@@ -141,15 +141,18 @@ static int wait_child(int pid, double seconds)
 	double end = mono_s() + scaled(seconds);
 	int st = 0, r;
 
+	progress_begin("the writer", seconds + 15);
 	while ((r = waitpid(pid, &st, WNOHANG)) == 0) {
 		if (mono_s() > end) {
 			run(resume);
 			kill(pid, SIGKILL);
 			waitpid(pid, NULL, 0);
+			progress_end();
 			return -1;
 		}
 		usleep(20000);
 	}
+	progress_end();
 	if (r != pid)
 		return -1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;

@@ -114,15 +114,19 @@ static int wait_percent(const char *md, int pct)
 	double t0 = mono_s();
 	int p;
 
+	progress_begin("the sync to reach its mark", TIMEOUT + 15);
 	while ((p = percent(md)) < pct) {
 		if (mono_s() - t0 > scaled(TIMEOUT)) {
 			ktap_diag("sync at %d%%, not %d%%, after %.0fs", p,
 				  pct, TIMEOUT);
 			md_dump(md);
+			progress_end();
 			return -1;
 		}
+		progress_note("%s: sync at %d%% of %d%%", md, p, pct);
 		usleep(20000);
 	}
+	progress_end();
 	return 0;
 }
 

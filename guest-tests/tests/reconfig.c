@@ -142,6 +142,8 @@ static int bounded(const char *what, const char *const argv[])
 	}
 	if (pid < 0)
 		return -1;
+	/* Ours comes first, with the blocked tasks; the host's backs it up. */
+	progress_begin(what, BOUND_S + 15);
 	while (waitpid(pid, &st, WNOHANG) == 0) {
 		if (mono_s() - t0 > scaled(BOUND_S)) {
 			ktap_diag("%s: still running after %.0f s; blocked tasks follow in the kernel log",
@@ -152,10 +154,12 @@ static int bounded(const char *what, const char *const argv[])
 			while (waitpid(pid, &st, WNOHANG) == 0 &&
 			       mono_s() - t0 < scaled(BOUND_S) + 5)
 				usleep(10000);
+			progress_end();
 			return -1;
 		}
 		usleep(10000);
 	}
+	progress_end();
 	ktap_diag("%s: %.1f s, exit %d", what, mono_s() - t0,
 		  WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
@@ -166,13 +170,16 @@ static int behind_writes(const char *md)
 {
 	double t0 = mono_s();
 
+	progress_begin("md to write behind", BOUND_S + 15);
 	while (md_attr_ll(md, "bitmap/max_backlog_used") <= 0) {
 		if (mono_s() - t0 > scaled(BOUND_S)) {
 			ktap_diag("no write behind in %.0f s", BOUND_S);
+			progress_end();
 			return -1;
 		}
 		usleep(10000);
 	}
+	progress_end();
 	ktap_diag("write-behind: max_backlog_used %lld after %.1f s",
 		  md_attr_ll(md, "bitmap/max_backlog_used"), mono_s() - t0);
 	return 0;

@@ -136,7 +136,24 @@ grep -q 'did not finish: the kernel reported a hang during it' \
 	$out/guest-blocked-hang.log
 ok $? "the test the hang came in fails by name" $out/guest-blocked-hang.log
 
-expect guest-panic 1 'PANIC' -- ./runner --topology $T/selftest-panic.ini
+# A step quiet past the progress bound it declared (10 s), after 20 s
+# of notes that kept it alive: the host ends the run then, naming it.
+expect guest-no-progress 1 'selftest-quiet +TIMEOUT' -- \
+	./runner --topology $T/selftest-quiet.ini
+grep -qE "no progress: nothing on the KTAP port for 10 s \(the bound of a silent spin\), during selftests/quiet \(last KTAP line: # selftests/quiet: silent from now\)" \
+	$out/guest-no-progress.log
+ok $? "the no-progress verdict names the step's bound, the test and its last line" \
+	$out/guest-no-progress.log
+wall=$(sed -n 's/.*selftest-quiet *TIMEOUT.* \([0-9.]*\)s wall, init .*/\1/p' \
+	$out/guest-no-progress.log)
+[ -n "$wall" ] && [ "${wall%.*}" -ge 28 ] && [ "${wall%.*}" -lt 120 ]
+ok $? "notes renewed the bound, silence ended the run (${wall:-?} s, 28-120 s)" \
+	$out/guest-no-progress.log
+grep -q 'did not finish: it made no progress within its bound' \
+	$out/guest-no-progress.log
+ok $? "the quiet test fails by name" $out/guest-no-progress.log
+
+expect guest-panic 1 'CRASH' -- ./runner --topology $T/selftest-panic.ini
 grep -q 'Kernel panic - not syncing: sysrq triggered crash' $out/guest-panic.log
 ok $? "the panic verdict quotes the panic" $out/guest-panic.log
 grep -q "crash: the guest's kernel oopsed or panicked" $out/guest-panic.log &&
