@@ -272,7 +272,8 @@ static void console_line(void *ctx, const char *line)
 static void progress_line(struct running *x, const char *line)
 {
 	const char *p = line + strspn(line, " "), *q;
-	double n;
+	char *end;
+	long n;
 
 	x->ktap_at = now_s();
 	if (!strncmp(p, "ok ", 3) || !strncmp(p, "not ok ", 7) ||
@@ -282,8 +283,10 @@ static void progress_line(struct running *x, const char *line)
 		return;
 	}
 	q = strstr(p, ": quiet up to ");
-	if (strncmp(p, "# progress: ", 12) || !q || q < p + 12 ||
-	    sscanf(q + 14, "%lf", &n) != 1 || n <= 0)
+	if (strncmp(p, "# progress: ", 12) || !q || q < p + 12)
+		return;
+	n = strtol(q + 14, &end, 10);
+	if (end == q + 14 || n <= 0)
 		return;
 	x->bound = n;
 	snprintf(x->bound_what, sizeof(x->bound_what), "%.*s",
@@ -294,11 +297,12 @@ static void progress_line(struct running *x, const char *line)
 static void ktap_line(void *ctx, const char *line)
 {
 	struct running *x = ctx;
+	const char *said = line + strspn(line, " ");
 
 	progress_line(x, line);
-	if (*line)
-		copy_str(x->r->step, sizeof(x->r->step),
-			 line + strspn(line, " "));
+	/* A hang is named by what the test last said, not by a bound. */
+	if (*said && strncmp(said, "# progress: ", 12))
+		copy_str(x->r->step, sizeof(x->r->step), said);
 	x->cb(x->ctx, line);
 }
 
@@ -433,11 +437,10 @@ static void deadline(struct running *x)
 /* No progress: quiet past the bound, the deadline comes now. */
 static bool quiet_too_long(struct running *x, double t)
 {
-	if (!x->g->quiet || x->nmi_at || x->hang_at || x->panic_at ||
+	if (!x->g->quiet || x->r->quiet_s || x->nmi_at || x->hang_at || x->panic_at ||
 	    t - x->ktap_at <= x->bound)
 		return false;
-	copy_str(x->r->quiet, sizeof(x->r->quiet),
-		 *x->bound_what ? x->bound_what : "the default bound");
+	copy_str(x->r->quiet, sizeof(x->r->quiet), x->bound_what);
 	x->r->quiet_bound = x->bound;
 	x->r->quiet_s = t - x->t0;
 	return true;

@@ -38,8 +38,8 @@ struct guest_result {
 	char hang[256];
 	double hang_s;
 	/*
-	 * No progress: the KTAP port was quiet past the bound (the step's
-	 * declared one, or the default): which, how long, when.
+	 * No progress: the KTAP port was quiet past the bound: the step that
+	 * declared it ("" for the default), how long, when (0: not so).
 	 */
 	char quiet[128];
 	double quiet_bound, quiet_s;

@@ -298,9 +298,10 @@ static void add_guest(struct topo_result *r, struct ktap *k,
 			  *g->test ? g->test : "boot",
 			  *g->step ? g->step : "none", HANG_GRACE, gs->timeout,
 			  g->hang);
-	else if (g->timed_out && *g->quiet)
-		sb_printf(&why, "no progress: nothing on the KTAP port for %.0f s (the bound of %s), %s %s (last KTAP line: %s); the run was ended %.0f s after start, not at its %d s deadline\n",
-			  g->quiet_bound, g->quiet,
+	else if (g->timed_out && g->quiet_s)
+		sb_printf(&why, "no progress: nothing on the KTAP port for %.0f s (%s%s), %s %s (last KTAP line: %s); the run was ended %.0f s after start, not at its %d s deadline\n",
+			  g->quiet_bound, *g->quiet ? "the bound of " :
+			  "the default bound", g->quiet,
 			  g->test_ended ? "after" : "during",
 			  *g->test ? g->test : "boot",
 			  *g->step ? g->step : "none", g->quiet_s,
@@ -354,7 +355,7 @@ static void add_unfinished(struct topo_result *r, const struct guest_result *g,
 		why = "the kernel crashed during it (see guest and kernel-log)";
 	else if (*g->hang)
 		why = "the kernel reported a hang during it (see guest)";
-	else if (*g->quiet)
+	else if (g->quiet_s)
 		why = "it made no progress within its bound (see guest)";
 	else if (g->peer_ended)
 		why = "its peer hung or crashed (see the peer's guest)";

@@ -105,7 +105,7 @@ static void *scan_pages(void *arg)
 		uint64_t st;
 
 		p = (s->start + (s->backwards ? s->pages - 1 - i : i)) % s->pages;
-		if (!s->start && !s->backwards && i % PROGRESS_PAGES == 0)
+		if (i % PROGRESS_PAGES == 0)
 			progress_note("hog: page %lld of %lld checked", i,
 				      s->pages);
 		st = s->cow && p % COW_EVERY == 0 ? HOG_COW_STREAM : HOG_STREAM;

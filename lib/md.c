@@ -210,13 +210,14 @@ static void md_progress(const char *md, char *out, size_t len)
 	snprintf(out + used, len - used, " %s degraded=%lld", val,
 		 md_attr_ll(md, "degraded"));
 	f = fopen("/proc/mdstat", "re");
-	while (f && fgets(line, sizeof(line), f))
+	while (f && fgets(line, sizeof(line), f)) {
 		for (p = line; (p = strchr(p, '(')); p++) {
 			used = strlen(out);
 			if (isdigit((unsigned char)p[1]) && strchr(p, ')'))
 				snprintf(out + used, len - used, " %.*s",
 					 (int)(strchr(p, ')') - p + 1), p);
 		}
+	}
 	if (f)
 		fclose(f);
 }
@@ -233,14 +234,17 @@ int md_wait_idle(const char *md, int want_degraded, double timeout)
 
 	timeout = scaled(timeout);
 	snprintf(what, sizeof(what), "waiting for %s to go idle", md_name(md));
-	/* The host's bound comes after ours: this wait says what stalled. */
-	progress_begin(what, MD_STALL_S + 15);
+	/*
+	 * The host's bound comes well after ours (a note may trail a change
+	 * by 5 s): this wait says what stalled, with md's state.
+	 */
+	progress_begin(what, MD_STALL_S + 30);
 	while (!md_idle(md, want_degraded)) {
 		if (mono_s() - looked >= 1) {
 			looked = mono_s();
 			md_progress(md, now, sizeof(now));
 			if (strcmp(now, seen)) {
-				memcpy(seen, now, sizeof(seen));
+				snprintf(seen, sizeof(seen), "%s", now);
 				moved = looked;
 				progress_note("%s: %s", md_name(md), now);
 			}

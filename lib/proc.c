@@ -298,6 +298,8 @@ int pattern_write_fd(int fd, long long bytes, uint64_t seed, uint64_t stream)
 	for (off = 0; !bad && off < bytes; off += chunk) {
 		size_t n = bytes - off < chunk ? bytes - off : chunk;
 
+		progress_note("pattern: %lld of %lld MiB written", off >> 20,
+			      bytes >> 20);
 		pattern_fill(buf, n, seed, stream, off);
 		bad = pwrite(fd, buf, n, off) != (ssize_t)n;
 	}
@@ -317,6 +319,9 @@ long long pattern_verify_fd(int fd, long long bytes, uint64_t seed,
 	for (off = 0; off < bytes; off += 4096) {
 		size_t n = bytes - off < chunk ? bytes - off : chunk;
 
+		if (off % chunk == 0)
+			progress_note("%s: %lld of %lld MiB read back", label,
+				      off >> 20, bytes >> 20);
 		if (off % chunk == 0 && pread(fd, buf, n, off) != (ssize_t)n) {
 			bad = -1;
 			break;

@@ -42,11 +42,14 @@ static FILE *port(void)
 	return to ? to : stdout;
 }
 
+/* Deeper than PROGRESS_DEPTH, the deepest kept bound stands for the rest. */
 static void say_bound(void)
 {
+	int i = (depth < PROGRESS_DEPTH ? depth : PROGRESS_DEPTH) - 1;
+
 	if (depth)
 		fprintf(port(), "%s# progress: %s: quiet up to %.0f s\n", indent,
-			bound[depth - 1].what, bound[depth - 1].seconds);
+			bound[i].what, bound[i].seconds);
 	else
 		fprintf(port(), "%s# progress: default bound\n", indent);
 	fflush(port());
@@ -55,10 +58,12 @@ static void say_bound(void)
 
 void progress_begin(const char *what, double seconds)
 {
-	int i = depth < PROGRESS_DEPTH ? depth++ : PROGRESS_DEPTH - 1;
+	int i = depth++;
 
-	snprintf(bound[i].what, sizeof(bound[i].what), "%s", what);
-	bound[i].seconds = scaled(seconds);
+	if (i < PROGRESS_DEPTH) {
+		snprintf(bound[i].what, sizeof(bound[i].what), "%s", what);
+		bound[i].seconds = scaled(seconds);
+	}
 	say_bound();
 }
 
@@ -74,18 +79,19 @@ void progress_reset(void)
 	depth = 0;
 }
 
+/* One write per line: the hog's two threads both take notes. */
 void progress_note(const char *fmt, ...)
 {
 	double now = mono_s();
+	char line[256];
 	va_list ap;
 
 	if (now - last_note < PROGRESS_EVERY)
 		return;
 	last_note = now;
-	fprintf(port(), "%s# progress: ", indent);
 	va_start(ap, fmt);
-	vfprintf(port(), fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fprintf(port(), "\n");
+	fprintf(port(), "%s# progress: %s\n", indent, line);
 	fflush(port());
 }

@@ -22,7 +22,8 @@ static int write_zeros(const char *path, long long size)
 
 		if (n > (long long)sizeof(buf))
 			n = sizeof(buf);
-
+		progress_note("swap file: %lld of %lld MiB written", done >> 20,
+			      size >> 20);
 		if (write(fd, buf, n) != n)
 			break;
 		done += n;

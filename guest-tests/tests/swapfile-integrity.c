@@ -77,6 +77,8 @@ static uint64_t *digest_device(const char *dev, long long *nblocks)
 		long long len = *nblocks * BLK - off < CHUNK ?
 				*nblocks * BLK - off : CHUNK;
 
+		progress_note("digest %s: %lld of %lld MiB", dev, off >> 20,
+			      *nblocks * BLK >> 20);
 		if (pread(fd, buf, len, off) != len) {
 			ktap_diag("read %s at %lld: %s", dev, off,
 				  strerror(errno));
