@@ -26,6 +26,10 @@ INITRAMFS := $(B)/guest/initramfs.cpio.gz
 DRBD_UTILS := $(B)/guest/drbd-utils
 HEADERS := $(wildcard host/*.h host/test/*.h stacks/*.h lib/*.h)
 
+# Keep the objects make would call intermediate: its "rm" of them after
+# the last recipe would follow check's closing "N passed, N failed".
+.SECONDARY:
+
 all: $(B)/bin/runner $(B)/bin/unit-tests $(B)/bin/dmz-tests $(INITRAMFS)
 
 $(B)/obj/%.o: %.c $(HEADERS)
