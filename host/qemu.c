@@ -269,28 +269,36 @@ static void console_line(void *ctx, const char *line)
  * ("# progress: WHAT: quiet up to N s", lib/progress.c) until its result
  * line or "# progress: default bound".
  */
-static void progress_line(struct running *x, const char *line)
+long progress_bound(const char *line, char *what, size_t len)
 {
 	const char *p = line + strspn(line, " "), *q;
 	char *end;
 	long n;
 
-	x->ktap_at = now_s();
 	if (!strncmp(p, "ok ", 3) || !strncmp(p, "not ok ", 7) ||
-	    !strcmp(p, "# progress: default bound")) {
-		x->bound = x->g->quiet;
-		x->bound_what[0] = 0;
-		return;
-	}
+	    !strcmp(p, "# progress: default bound"))
+		return -1;
 	q = strstr(p, ": quiet up to ");
 	if (strncmp(p, "# progress: ", 12) || !q || q < p + 12)
-		return;
+		return 0;
 	n = strtol(q + 14, &end, 10);
-	if (end == q + 14 || n <= 0)
-		return;
-	x->bound = n;
-	snprintf(x->bound_what, sizeof(x->bound_what), "%.*s",
-		 (int)(q - p - 12), p + 12);
+	if (end == q + 14 || n <= 0 || strcmp(end, " s"))
+		return 0;
+	snprintf(what, len, "%.*s", (int)(q - p - 12), p + 12);
+	return n;
+}
+
+static void progress_line(struct running *x, const char *line)
+{
+	long n = progress_bound(line, x->bound_what, sizeof(x->bound_what));
+
+	x->ktap_at = now_s();
+	if (n < 0) {
+		x->bound = x->g->quiet;
+		x->bound_what[0] = 0;
+	} else if (n > 0) {
+		x->bound = n;
+	}
 }
 
 /* Each KTAP line: the last is the step a hang is named by. */

@@ -61,6 +61,13 @@ int pid1_dump_marker(const char *line);
 /* Whether a console line is a kernel detector's report of a hang. */
 bool is_hang_report(const char *line);
 
+/*
+ * A KTAP line's word on the quiet bound (lib/progress.c): N > 0 seconds
+ * declared by the step named in what, -1 back to the default (a result
+ * line, "# progress: default bound"), 0 nothing to say.
+ */
+long progress_bound(const char *line, char *what, size_t len);
+
 /* Called for every line from the KTAP port, and every few seconds (NULL). */
 typedef void (*guest_line_cb)(void *ctx, const char *line);
 

@@ -149,6 +149,32 @@ static void test_splats(void)
 	      "hang: the report's own follow-up line is not a second one");
 }
 
+static void test_progress(void)
+{
+	char what[96] = "";
+
+	CHECK(progress_bound("    # progress: waiting for md0 to go idle: quiet up to 90 s",
+			     what, sizeof(what)) == 90 &&
+	      !strcmp(what, "waiting for md0 to go idle"),
+	      "progress: a nested step's bound and its name");
+	CHECK(progress_bound("# progress: mdadm --grow: x: quiet up to 135 s",
+			     what, sizeof(what)) == 135 &&
+	      !strcmp(what, "mdadm --grow: x"),
+	      "progress: a step name with a colon");
+	CHECK(progress_bound("    ok 3 swapoff", what, sizeof(what)) == -1 &&
+	      progress_bound("not ok 2 data-integrity", what, sizeof(what)) == -1 &&
+	      progress_bound("# progress: default bound", what, sizeof(what)) == -1,
+	      "progress: a result or the default line ends a declared bound");
+	CHECK(!progress_bound("# progress: x: quiet up to nan s", what, sizeof(what)) &&
+	      !progress_bound("# progress: x: quiet up to 0 s", what, sizeof(what)) &&
+	      !progress_bound("# progress: x: quiet up to 9 s later", what, sizeof(what)) &&
+	      !progress_bound("# hog: x: quiet up to 9 s", what, sizeof(what)),
+	      "progress: no bound from a malformed or foreign line");
+	CHECK(!progress_bound("    # progress: hog: page 256 of 4096 written",
+			      what, sizeof(what)),
+	      "progress: a note renews, declares nothing");
+}
+
 static void test_layers(void)
 {
 	struct layer l;
@@ -664,6 +690,7 @@ int main(void)
 	test_cpio();
 	test_coverage();
 	test_hang();
+	test_progress();
 	test_expect();
 	test_ksource();
 	printf("unit: %d passed, %d failed\n", passed, failed);
