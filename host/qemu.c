@@ -445,8 +445,9 @@ static void deadline(struct running *x)
 /* No progress: quiet past the bound, the deadline comes now. */
 static bool quiet_too_long(struct running *x, double t)
 {
-	if (!x->g->quiet || x->r->quiet_s || x->nmi_at || x->hang_at || x->panic_at ||
-	    t - x->ktap_at <= x->bound)
+	/* Once only: without a monitor the kill comes without an NMI. */
+	if (!x->g->quiet || x->r->quiet_s || x->nmi_at || x->hang_at ||
+	    x->panic_at || t - x->ktap_at <= x->bound)
 		return false;
 	copy_str(x->r->quiet, sizeof(x->r->quiet), x->bound_what);
 	x->r->quiet_bound = x->bound;

@@ -151,9 +151,8 @@ static int drbd_wait_drops(drbd_cond cond, const char *what, int seconds,
 
 	if (drops)
 		*drops = 0;
-	/* Ours comes first: the host's bound only backs it up. */
 	snprintf(step, sizeof(step), "waiting for %s", what);
-	progress_begin(step, seconds + 15);
+	progress_wait(step, seconds);
 	for (;;) {
 		if (!drbd_state(&st)) {
 			up = drbd_link_up(&st);

@@ -67,6 +67,14 @@ void progress_begin(const char *what, double seconds)
 	say_bound();
 }
 
+/* The host's bound on a wait that has a timeout of its own comes later. */
+#define WAIT_MARGIN 15
+
+void progress_wait(const char *what, double timeout)
+{
+	progress_begin(what, timeout + WAIT_MARGIN);
+}
+
 void progress_end(void)
 {
 	if (depth)

@@ -145,6 +145,11 @@ int ktap_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * a long step got, at most every few seconds (a line renews the bound).
  */
 void progress_begin(const char *what, double seconds);
+/*
+ * A wait with a timeout of its own: the host's bound comes a little
+ * after it, so the wait's own message (with its state) comes first.
+ */
+void progress_wait(const char *what, double timeout);
 void progress_end(void);
 /* The step ended (its result line ends a declared bound on the host). */
 void progress_reset(void);

@@ -103,7 +103,7 @@ static int wait_hydrated(void)
 	long long done = 0, total = -1;
 	double t0 = mono_s();
 
-	progress_begin("hydration", HYDRATE_S + 15);
+	progress_wait("hydration", HYDRATE_S);
 	while (!hydration(&done, &total) && done < total) {
 		if (mono_s() - t0 > scaled(HYDRATE_S)) {
 			ktap_diag("timeout after %d s: %lld of %lld regions hydrated",

@@ -141,7 +141,7 @@ static int wait_child(int pid, double seconds)
 	double end = mono_s() + scaled(seconds);
 	int st = 0, r;
 
-	progress_begin("the writer", seconds + 15);
+	progress_wait("the writer", seconds);
 	while ((r = waitpid(pid, &st, WNOHANG)) == 0) {
 		if (mono_s() > end) {
 			run(resume);

@@ -114,7 +114,7 @@ static int wait_percent(const char *md, int pct)
 	double t0 = mono_s();
 	int p;
 
-	progress_begin("the sync to reach its mark", TIMEOUT + 15);
+	progress_wait("the sync to reach its mark", TIMEOUT);
 	while ((p = percent(md)) < pct) {
 		if (mono_s() - t0 > scaled(TIMEOUT)) {
 			ktap_diag("sync at %d%%, not %d%%, after %.0fs", p,

@@ -142,8 +142,7 @@ static int bounded(const char *what, const char *const argv[])
 	}
 	if (pid < 0)
 		return -1;
-	/* Ours comes first, with the blocked tasks; the host's backs it up. */
-	progress_begin(what, BOUND_S + 15);
+	progress_wait(what, BOUND_S);
 	while (waitpid(pid, &st, WNOHANG) == 0) {
 		if (mono_s() - t0 > scaled(BOUND_S)) {
 			ktap_diag("%s: still running after %.0f s; blocked tasks follow in the kernel log",
@@ -170,7 +169,7 @@ static int behind_writes(const char *md)
 {
 	double t0 = mono_s();
 
-	progress_begin("md to write behind", BOUND_S + 15);
+	progress_wait("md to write behind", BOUND_S);
 	while (md_attr_ll(md, "bitmap/max_backlog_used") <= 0) {
 		if (mono_s() - t0 > scaled(BOUND_S)) {
 			ktap_diag("no write behind in %.0f s", BOUND_S);

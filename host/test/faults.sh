@@ -28,6 +28,11 @@ expect() {	# expect NAME EXIT-CODE PATTERN -- command...
 	ok $? "$name (exit $rc, wants $code and /$pat/)" "$log"
 }
 
+# A TIMEOUT run's guest wall time, whole seconds: wall_s TOPOLOGY LOG.
+wall_s() {
+	sed -n "s/.*$1 *TIMEOUT.* \([0-9]*\)[0-9.]*s wall, init .*/\1/p" "$2"
+}
+
 T=host/test/topologies
 expect topology-unknown-key 2 'unknown-key.ini:5: unknown key .colour. in \[disks\]' -- \
 	./runner --topology $T/unknown-key.ini
@@ -122,9 +127,8 @@ grep -qE "hang: the kernel reported one [0-9]+ s after start, during selftests/b
 	$out/guest-blocked-hang.log
 ok $? "the hang verdict names the test, its last step and the report" \
 	$out/guest-blocked-hang.log
-wall=$(sed -n 's/.*selftest-blocked *TIMEOUT.* \([0-9.]*\)s wall, init .*/\1/p' \
-	$out/guest-blocked-hang.log)
-[ -n "$wall" ] && [ "${wall%.*}" -lt 150 ]
+wall=$(wall_s selftest-blocked $out/guest-blocked-hang.log)
+[ -n "$wall" ] && [ "$wall" -lt 150 ]
 ok $? "the hang ended the run early (${wall:-?} s, deadline 300 s)" \
 	$out/guest-blocked-hang.log
 res=$(sed -n 's/^runner: results in //p' $out/guest-blocked-hang.log)
@@ -144,9 +148,8 @@ grep -qE "no progress: nothing on the KTAP port for 10 s \(the bound of a silent
 	$out/guest-no-progress.log
 ok $? "the no-progress verdict names the step's bound, the test and its last line" \
 	$out/guest-no-progress.log
-wall=$(sed -n 's/.*selftest-quiet *TIMEOUT.* \([0-9.]*\)s wall, init .*/\1/p' \
-	$out/guest-no-progress.log)
-[ -n "$wall" ] && [ "${wall%.*}" -ge 28 ] && [ "${wall%.*}" -lt 120 ]
+wall=$(wall_s selftest-quiet $out/guest-no-progress.log)
+[ -n "$wall" ] && [ "$wall" -ge 28 ] && [ "$wall" -lt 120 ]
 ok $? "notes renewed the bound, silence ended the run (${wall:-?} s, 28-120 s)" \
 	$out/guest-no-progress.log
 grep -q 'did not finish: it made no progress within its bound' \
