@@ -19,16 +19,24 @@ mkdir -p $w/one-file
 sed "s/^Subject: .*/Subject: [PATCH] bench $(date +%s)/" \
 	patches/replay-2014-rw-page/0001-*.patch > $w/one-file/0001-bench.patch
 echo 0001-bench.patch > $w/one-file/series
+./runner --build-only >/dev/null
 second=$(t ./runner --build-only --series $w/one-file)
-rm -rf "build/kernels/$(sed -n 's/.*kernel \([0-9a-f]*\) built.*/\1/p' $w/last.log)"
+key=$(sed -n 's/.*kernel \([0-9a-f]*\) built.*/\1/p' $w/last.log)
+grep -q 'objects seeded' $w/last.log && seeded=yes || seeded=no
+cp "build/kernels/$key/bzImage" $w/bzImage.seeded
+rm -rf "build/kernels/$key"
+echo "bench: the same series built from scratch (STACKTEST_NO_SEED=1, ccache warm)"
+scratch=$(STACKTEST_NO_SEED=1 t ./runner --build-only --series $w/one-file)
+cmp -s "build/kernels/$key/bzImage" $w/bzImage.seeded && same=yes || same=no
+rm -rf "build/kernels/$key"
 
 echo "bench: every topology, one at a time (--jobs 1)"
-./runner --build-only >/dev/null
 all1=$(t ./runner --all --accel tcg --jobs 1)
 cp $w/last.log $w/all-jobs1.log
 echo "bench: every topology, two at a time (--jobs 2)"
 all2=$(t ./runner --all --accel tcg --jobs 2)
 cp $w/last.log $w/all-jobs2.log
 
-printf 'cold=%s\nsecond=%s\nall1=%s\nall2=%s\n' "$cold" "$second" "$all1" "$all2" > $w/times
+printf 'cold=%s\nsecond=%s\nscratch=%s\nseeded=%s\nsame=%s\nall1=%s\nall2=%s\n' \
+	"$cold" "$second" "$scratch" "$seeded" "$same" "$all1" "$all2" > $w/times
 bench/report.sh
