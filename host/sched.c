@@ -63,6 +63,79 @@ static void run_one(const struct topology *t, const struct kernel *k,
 	run_topology(t, k, o, r);
 }
 
+/*
+ * Longest first.  Each finished topology's wall time is kept in
+ * BUILD/durations, one "MODE NAME SECONDS" line each (MODE: tests,
+ * debug or explore), and --jobs starts the longest known first, unknown
+ * ones before all, in the given order among equals: so the last guest of
+ * a series, which runs alone, is a short one.  A hint only: two runners
+ * writing at once may lose one figure.
+ */
+static const char *run_mode(const struct ctx *c)
+{
+	return c->o.explore ? "explore" : c->o.debug ? "debug" : "tests";
+}
+
+/* NAME's seconds in MODE from durations text, or -1. */
+static double duration_of(const char *text, const char *mode,
+			  const char *name)
+{
+	size_t ml = strlen(mode), nl = strlen(name);
+	const char *p;
+
+	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, mode, ml) && p[ml] == ' ' &&
+		    !strncmp(p + ml + 1, name, nl) && p[ml + 1 + nl] == ' ')
+			return atof(p + ml + 2 + nl);
+	return -1;
+}
+
+static int *longest_first(const struct ctx *c)
+{
+	char *path = xasprintf("%s/durations", c->ko.build);
+	char *text = read_file(path, NULL);
+	double *d = xcalloc(c->n, sizeof(double));
+	int *order = xcalloc(c->n, sizeof(int)), i, j;
+
+	for (i = 0; i < c->n; i++) {
+		d[i] = text ? duration_of(text, run_mode(c), c->topo[i].name) :
+			      -1;
+		if (d[i] < 0)
+			d[i] = 1e9;
+		/* Insertion: stable, descending. */
+		for (j = i; j > 0 && d[order[j - 1]] < d[i]; j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+	}
+	free(d);
+	free(text);
+	free(path);
+	return order;
+}
+
+static void duration_record(const struct ctx *c, const struct topo_result *r)
+{
+	char *path = xasprintf("%s/durations", c->ko.build);
+	char *text = read_file(path, NULL), *line, *save, *key;
+	struct strbuf out = { 0 };
+
+	if (!r->name || r->wall <= 0 || !strcmp(r->verdict, "SKIP") ||
+	    !strcmp(r->verdict, "INTERRUPTED"))
+		goto out;
+	key = xasprintf("%s %s ", run_mode(c), r->name);
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (strncmp(line, key, strlen(key)))
+			sb_printf(&out, "%s\n", line);
+	sb_printf(&out, "%s%.1f\n", key, r->wall);
+	write_file_atomic(path, out.buf, out.len);
+	free(key);
+	sb_free(&out);
+out:
+	free(text);
+	free(path);
+}
+
 static long long mem_available(void)
 {
 	char line[128];
@@ -111,6 +184,7 @@ static void reap_worker(struct ctx *c, const struct kernel *k,
 	}
 	copy_config(k, dir);
 	cov_add_hits(sr->cov, r);
+	duration_record(c, r);
 	free(res);
 	free(tmp);
 }
@@ -125,10 +199,11 @@ static bool run_parallel(struct ctx *c, const struct kernel *k,
 {
 	struct worker *w = xcalloc(c->o.jobs, sizeof(*w));
 	long long avail = mem_available() * 3 / 4, used = 0;
-	int next = 0, running = 0, i, st;
+	int next = 0, running = 0, i, st, *order = longest_first(c);
 
 	while ((next < c->n && !stop_requested) || running) {
-		const struct topology *t = next < c->n ? &c->topo[next] : NULL;
+		const struct topology *t = next < c->n ?
+					   &c->topo[order[next]] : NULL;
 
 		if (t && !stop_requested && running < c->o.jobs &&
 		    (!running || used + t->memory + c->ro.memory_extra +
@@ -153,7 +228,7 @@ static bool run_parallel(struct ctx *c, const struct kernel *k,
 				_exit(topo_result_save(&r, p) ? 1 : 0);
 			}
 			child_track(w[i].pid);
-			w[i].topo = next++;
+			w[i].topo = order[next++];
 			w[i].mem = t->memory + c->ro.memory_extra +
 				   (256LL << 20);
 			used += w[i].mem;
@@ -177,7 +252,14 @@ static bool run_parallel(struct ctx *c, const struct kernel *k,
 		w[i].pid = 0;
 		sr->ntopo = c->n;
 	}
-	sr->ntopo = next;
+	/*
+	 * Stopped: the report holds the given order up to the first
+	 * topology never started (the rest stay in their results folders).
+	 */
+	for (sr->ntopo = 0; sr->ntopo < c->n && sr->res[sr->ntopo].name;
+	     sr->ntopo++)
+		;
+	free(order);
 	free(w);
 	return !stop_requested;
 }
@@ -215,6 +297,7 @@ bool run_series(struct ctx *c, const char *path, int prefix,
 		c->ro.results = xasprintf("%s/%s/%s", c->results, label,
 					  c->topo[i].name);
 		run_one(&c->topo[i], &k, &c->ro, &sr->res[i]);
+		duration_record(c, &sr->res[i]);
 		copy_config(&k, c->ro.results);
 		explore_after(c, &k, &c->topo[i], &sr->res[i]);
 		cov_add_hits(sr->cov, &sr->res[i]);
