@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,10 +272,16 @@ static void build_key(const struct kbuild_opts *o, struct kernel *k,
 	sb_free(&pd);
 }
 
-/* A path under tools/: objtool's build. */
-static bool tools_path(const char *path)
+/*
+ * A path whose change a seeded build could miss: tools/ (objtool's build
+ * records absolute paths), scripts/ and arch/ARCH/tools/ (host programs
+ * such as kallsyms, sorttable and relocs: kbuild remakes them but does not
+ * relink vmlinux for them).
+ */
+static bool unseedable_path(const char *path)
 {
-	return !strncmp(path, "tools/", 6);
+	return !strncmp(path, "tools/", 6) || !strncmp(path, "scripts/", 8) ||
+	       (!strncmp(path, "arch/", 5) && strstr(path, "/tools/"));
 }
 
 /* A path that can change what kconfig makes of the same fragments. */
@@ -284,17 +291,41 @@ static bool kconfig_path(const char *path)
 
 	base = base ? base + 1 : path;
 	return !strncmp(base, "Kconfig", 7) ||
-	       !strncmp(path, "scripts/kconfig/", 16) ||
 	       !strncmp(path, "kernel/configs/", 15) ||
 	       (!strncmp(path, "arch/", 5) && strstr(path, "/configs/"));
 }
 
-/* Does a patch of the series name a file ("--- a/P", "+++ b/P") that is? */
+const char *patch_path(const char *line, char *buf, size_t len)
+{
+	static const char *const git[] = { "rename from ", "rename to ",
+					   "copy from ", "copy to " };
+	size_t i, n;
+
+	for (i = 0; i < sizeof(git) / sizeof(git[0]); i++) {
+		n = strlen(git[i]);
+		if (!strncmp(line, git[i], n)) {
+			snprintf(buf, len, "%s", line + n);
+			return buf;
+		}
+	}
+	if (strncmp(line, "--- ", 4) && strncmp(line, "+++ ", 4))
+		return NULL;
+	line += 4;
+	n = strcspn(line, "\t");
+	if (n == 9 && !strncmp(line, "/dev/null", 9))
+		return NULL;
+	snprintf(buf, len, "%.*s", (int)n, line);
+	trim_end(buf);
+	return strchr(buf, '/') ? strchr(buf, '/') + 1 : buf;
+}
+
+/* Does a patch of the series name a file that is? (A patch unread: yes.) */
 static bool series_touches(const struct kbuild_opts *o, char **names, int n,
 			   bool (*is)(const char *path))
 {
 	bool touches = false;
-	char *text, *line, *save;
+	char *text, *line, *save, buf[1024];
+	const char *path;
 	int i;
 
 	for (i = 0; i < n && !touches; i++) {
@@ -303,10 +334,10 @@ static bool series_touches(const struct kbuild_opts *o, char **names, int n,
 		text = read_file(pp, NULL);
 		touches = !text;
 		for (line = text ? strtok_r(text, "\n", &save) : NULL;
-		     line && !touches; line = strtok_r(NULL, "\n", &save))
-			touches = (!strncmp(line, "--- a/", 6) ||
-				   !strncmp(line, "+++ b/", 6)) &&
-				  is(line + 6);
+		     line && !touches; line = strtok_r(NULL, "\n", &save)) {
+			path = patch_path(line, buf, sizeof(buf));
+			touches = path && is(path);
+		}
 		free(text);
 		free(pp);
 	}
@@ -367,14 +398,23 @@ static bool seed_objects(const struct kbuild_opts *o, const char *pristine,
 {
 	char *seed = xasprintf("%s/kernels/%s", o->build, pristine);
 	char *stamp = xasprintf("%s/ok", seed);
+	char *image = xasprintf("%s/bzImage", seed);
+	char *lockp = xasprintf("%s/lock", seed);
 	char *from = xasprintf("%s/src/out", seed);
 	char *to = xasprintf("%s/out", tree);
 	char *cp[] = { "cp", "-a", from, to, NULL };
-	char *tools, *version;
-	bool seeded = n && !getenv("STACKTEST_NO_SEED") && path_exists(stamp) &&
-		      path_exists(from) &&
-		      !series_touches(o, names, n, tools_path);
+	char *tools, *version, real[PATH_MAX], dir[PATH_MAX];
+	int lock = -1;
+	bool seeded = n && !getenv("STACKTEST_NO_SEED") &&
+		      !series_touches(o, names, n, unseedable_path);
 
+	/* A seed being built (its builder holds the lock) is not taken. */
+	if (seeded) {
+		lock = open(lockp, O_RDONLY | O_CLOEXEC);
+		seeded = lock >= 0 && !flock(lock, LOCK_SH | LOCK_NB) &&
+			 path_exists(stamp) && path_exists(image) &&
+			 path_exists(from);
+	}
 	if (seeded) {
 		printf("kernel: objects seeded from %s (no patches); remaking what the series changed\n",
 		       pristine);
@@ -384,16 +424,25 @@ static bool seed_objects(const struct kbuild_opts *o, const char *pristine,
 		version = xasprintf("%s/.version", to);
 		unlink(version);
 		free(version);
-		rebase_from = xasprintf("%s/src", seed);
-		rebase_to = final;
+		/* objtool records physical paths: resolve symlinks. */
+		if (!realpath(seed, real) || !realpath(o->build, dir))
+			die("cannot resolve %s: %s", seed, strerror(errno));
+		rebase_from = xasprintf("%s/src", real);
+		rebase_to = xasprintf("%s%s", dir, final + strlen(o->build));
 		tools = xasprintf("%s/tools", to);
 		if (path_exists(tools) && nftw(tools, rebase_one, 32, FTW_PHYS))
 			die("cannot rewrite the paths under %s", tools);
 		free((char *)rebase_from);
+		free((char *)rebase_to);
+		rebase_from = rebase_to = NULL;
 		free(tools);
 	}
+	if (lock >= 0)
+		close(lock);
 	free(seed);
 	free(stamp);
+	free(image);
+	free(lockp);
 	free(from);
 	free(to);
 	return seeded;
@@ -492,8 +541,9 @@ void kbuild(const struct kbuild_opts *o, struct kernel *k)
 		tmp = xasprintf("%s/src.tmp", k->dir);
 		rm_rf(tmp);
 		ksource_copy(o->ksrc, o->build, tmp, log);
-		apply_series(o, names, n, tmp, log);
+		/* Seed first: every file the series writes is newer. */
 		seeded = seed_objects(o, pristine, names, n, tmp, src, log);
+		apply_series(o, names, n, tmp, log);
 		if (rename(tmp, src))
 			die("rename %s: %s", tmp, strerror(errno));
 		free(tmp);

@@ -49,6 +49,14 @@ int series_read(const char *dir, const char *kseries, int limit,
 		char ***names, int *n, struct strbuf *keydata, char *err,
 		size_t errlen);
 
+/*
+ * The tree path a patch line names, into buf, or NULL: "--- P" and
+ * "+++ P" (up to a tab; the first component dropped, as patch -p1 does;
+ * not /dev/null), git's "rename from P", "rename to P", "copy from P",
+ * "copy to P" (no prefix).
+ */
+const char *patch_path(const char *line, char *buf, size_t len);
+
 /* From patch(1) output, the files whose hunks failed, one per line. */
 void patch_failed_files(const char *output, struct strbuf *files);
 

@@ -35,7 +35,7 @@
 
 static char **qemu_argv(const struct guest *g)
 {
-	char **av = xcalloc(40 + 6 * g->ndisks, sizeof(char *));
+	char **av = xcalloc(44 + 6 * g->ndisks, sizeof(char *));
 	int i, n = 0;
 
 	av[n++] = "qemu-system-x86_64";

@@ -252,13 +252,19 @@ static bool run_parallel(struct ctx *c, const struct kernel *k,
 		w[i].pid = 0;
 		sr->ntopo = c->n;
 	}
-	/*
-	 * Stopped: the report holds the given order up to the first
-	 * topology never started (the rest stay in their results folders).
-	 */
-	for (sr->ntopo = 0; sr->ntopo < c->n && sr->res[sr->ntopo].name;
-	     sr->ntopo++)
-		;
+	/* Stopped: each topology never started is INTERRUPTED, no tests. */
+	for (i = 0; i < c->n; i++) {
+		struct topo_result *r = &sr->res[i];
+
+		if (r->name)
+			continue;
+		r->name = xstrdup(c->topo[i].name);
+		r->dir = xasprintf("%s/%s/%s", c->results, label,
+				   c->topo[i].name);
+		r->nodes = c->topo[i].nodes;
+		r->verdict = "INTERRUPTED";
+	}
+	sr->ntopo = c->n;
 	free(order);
 	free(w);
 	return !stop_requested;

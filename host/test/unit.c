@@ -305,6 +305,29 @@ static void test_patch_output(void)
 	sb_free(&files);
 }
 
+/* The paths a seeded build looks for (tools/, scripts/, Kconfig). */
+static void test_patch_path(void)
+{
+	char b[256];
+	const char *p;
+
+	p = patch_path("+++ b/tools/objtool/check.c", b, sizeof(b));
+	CHECK(p && !strcmp(p, "tools/objtool/check.c"), "patch path: git +++ b/");
+	p = patch_path("--- linux-6.1.orig/arch/x86/Kconfig\t2021-01-01 00:00:00",
+		       b, sizeof(b));
+	CHECK(p && !strcmp(p, "arch/x86/Kconfig"),
+	      "patch path: quilt prefix dropped, timestamp cut at the tab");
+	CHECK(!patch_path("--- /dev/null", b, sizeof(b)),
+	      "patch path: /dev/null names no file");
+	p = patch_path("rename to scripts/kallsyms.c", b, sizeof(b));
+	CHECK(p && !strcmp(p, "scripts/kallsyms.c"),
+	      "patch path: git rename, no prefix");
+	CHECK(!patch_path("---", b, sizeof(b)) &&
+	      !patch_path("-- ", b, sizeof(b)) &&
+	      !patch_path("+\tbio = bio_alloc();", b, sizeof(b)),
+	      "patch path: the message's --- line, the signature, a hunk line");
+}
+
 static void test_cpio(void)
 {
 	struct strbuf sb = { 0 };
@@ -687,6 +710,7 @@ int main(void)
 	test_kconfig();
 	test_series();
 	test_patch_output();
+	test_patch_path();
 	test_cpio();
 	test_coverage();
 	test_hang();
