@@ -301,7 +301,7 @@ const char *patch_path(const char *line, char *buf, size_t len)
 					   "copy from ", "copy to " };
 	size_t i, n;
 
-	for (i = 0; i < sizeof(git) / sizeof(git[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(git); i++) {
 		n = strlen(git[i]);
 		if (!strncmp(line, git[i], n)) {
 			snprintf(buf, len, "%s", line + n);
