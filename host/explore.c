@@ -209,6 +209,9 @@ void explore_options(struct options *o)
 
 	if (!o->replay)
 		return;
+	if (o->all)
+		die("--replay %s runs the trace's own topology: not with --all",
+		    o->replay);
 	trace_load(o->replay, &t);
 	if (o->topologies && strcmp(o->topologies, t.topology))
 		die("%s was recorded on topology %s, not %s", o->replay,
@@ -279,7 +282,6 @@ void explore_prepare(struct ctx *c)
 		c->o.explore_steps = t.nsteps;	/* for the timeout */
 		trace_free(&t);
 	}
-	c->o.jobs = 1;
 	for (i = 0; i < c->n; i++) {
 		struct topology *t = &c->topo[i];
 
@@ -465,7 +467,8 @@ void explore_after(struct ctx *c, const struct kernel *k,
 	if (failed(r) && !walk_failed(r))
 		printf("[%s] not shrunk: the guest failed (%s), not the walk\n",
 		       topo->name, r->verdict);
-	if (walk_failed(r) && t.nsteps && c->o.shrink_runs > 0) {
+	if (walk_failed(r) && t.nsteps && c->o.shrink_runs > 0 &&
+	    !stop_requested) {
 		while (step && t.nsteps > step)
 			free(t.steps[--t.nsteps]);
 		if (!step)

@@ -297,8 +297,22 @@ bool run_series(struct ctx *c, const char *path, int prefix,
 	if (!c->ro.accel)
 		c->ro.accel = strcmp(c->o.accel, "auto") ? c->o.accel :
 			      probe_accel(&k, &c->ro);
-	if (c->o.jobs > 1 && c->n > 1)
-		return run_parallel(c, &k, label, sr);
+	if (c->o.jobs > 1 && c->n > 1) {
+		bool ok = run_parallel(c, &k, label, sr);
+
+		/*
+		 * Walks: each trace kept (after a stop too, for those that
+		 * ran), a failing one shrunk, in turn.
+		 */
+		for (i = 0; i < c->n && (c->o.explore || c->o.replay); i++) {
+			if (!sr->res[i].ntests)
+				continue;
+			c->ro.results = xasprintf("%s/%s/%s", c->results, label,
+						  c->topo[i].name);
+			explore_after(c, &k, &c->topo[i], &sr->res[i]);
+		}
+		return ok && !stop_requested;
+	}
 	for (i = 0; i < c->n && !stop_requested; i++) {
 		c->ro.results = xasprintf("%s/%s/%s", c->results, label,
 					  c->topo[i].name);

@@ -70,6 +70,8 @@ bad two-nodes 'drbd cannot be walked: it has two nodes' \
 sed 's/^topology raid10$/topology raid5/' "$trace" >"$out/other-topology.trace"
 bad other-topology 'was recorded on topology raid5, not raid10' \
 	--replay "$out/other-topology.trace" --topology raid10
+bad replay-all "runs the trace's own topology: not with --all" \
+	--replay "$trace" --all
 sed 's/^kernel .*/kernel 5.10.0/' "$trace" >"$out/other-kernel.trace"
 bad other-kernel 'was recorded on kernel 5.10.0; this one is' \
 	--replay "$out/other-kernel.trace"
