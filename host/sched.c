@@ -156,13 +156,20 @@ struct worker {
 	long long mem;
 };
 
+/* A topology's results folder in this series: RESULTS/LABEL/NAME. */
+static char *results_dir(const struct ctx *c, const char *label,
+			 const struct topology *t)
+{
+	return xasprintf("%s/%s/%s", c->results, label, t->name);
+}
+
 /* A worker is done: take its result, remove what a killed one left. */
 static void reap_worker(struct ctx *c, const struct kernel *k,
 			struct worker *w, int status, struct series_report *sr,
 			const char *label)
 {
 	const struct topology *t = &c->topo[w->topo];
-	char *dir = xasprintf("%s/%s/%s", c->results, label, t->name);
+	char *dir = results_dir(c, label, t);
 	char *res = xasprintf("%s/result.json", dir);
 	char *tmp = xasprintf("%s/%s.%d", c->ro.tmp, t->name, w->pid);
 	struct topo_result *r = &sr->res[w->topo];
@@ -210,8 +217,7 @@ static bool run_parallel(struct ctx *c, const struct kernel *k,
 		     (256LL << 20) <= avail)) {
 			for (i = 0; w[i].pid; i++)
 				;
-			c->ro.results = xasprintf("%s/%s/%s", c->results,
-						  label, t->name);
+			c->ro.results = results_dir(c, label, t);
 			fflush(NULL);
 			w[i].pid = fork();
 			if (w[i].pid < 0)
@@ -259,8 +265,7 @@ static bool run_parallel(struct ctx *c, const struct kernel *k,
 		if (r->name)
 			continue;
 		r->name = xstrdup(c->topo[i].name);
-		r->dir = xasprintf("%s/%s/%s", c->results, label,
-				   c->topo[i].name);
+		r->dir = results_dir(c, label, &c->topo[i]);
 		r->nodes = c->topo[i].nodes;
 		r->verdict = "INTERRUPTED";
 	}
@@ -307,15 +312,13 @@ bool run_series(struct ctx *c, const char *path, int prefix,
 		for (i = 0; i < c->n && (c->o.explore || c->o.replay); i++) {
 			if (!sr->res[i].ntests)
 				continue;
-			c->ro.results = xasprintf("%s/%s/%s", c->results, label,
-						  c->topo[i].name);
+			c->ro.results = results_dir(c, label, &c->topo[i]);
 			explore_after(c, &k, &c->topo[i], &sr->res[i]);
 		}
 		return ok && !stop_requested;
 	}
 	for (i = 0; i < c->n && !stop_requested; i++) {
-		c->ro.results = xasprintf("%s/%s/%s", c->results, label,
-					  c->topo[i].name);
+		c->ro.results = results_dir(c, label, &c->topo[i]);
 		run_one(&c->topo[i], &k, &c->ro, &sr->res[i]);
 		duration_record(c, &sr->res[i]);
 		copy_config(&k, c->ro.results);
