@@ -34,7 +34,7 @@
 #include "stack.h"
 
 #define MAX_ITEMS 16
-#define MAX_TRACE 128
+#define MAX_TRACE 2048	/* --mutate counts whole files */
 #define TRACING "/sys/kernel/tracing"
 
 struct plan {

@@ -24,6 +24,7 @@ static void usage(FILE *f)
 	      "              [--jobs N] [--kernel-args ARGS] [--layers]\n"
 	      "              [--kernel linux-source-X.Y|PATH] [--debug]\n"
 	      "              [--explore SEED [--steps N | --time S]] [--replay TRACE]\n"
+	      "              [--mutate [--mutate-max N | --mutate-only ID,...]]\n"
 	      "\n"
 	      "Builds the kernel (default linux-source-6.1) with the patch series\n"
 	      "in DIR (default patches/base), boots each topology in QEMU and runs\n"
@@ -54,6 +55,12 @@ static void usage(FILE *f)
 	      "              --steps N (default 40) or --time S bound it; a failing\n"
 	      "              walk is shrunk (--shrink-runs N guest runs, default 16)\n"
 	      "  --replay TRACE  run a walk's trace again (its topology and seed)\n"
+	      "  --mutate    would the tests notice the series' code wrong?  Each\n"
+	      "              mutant (one changed line the series added) is built and\n"
+	      "              run on the topologies that executed its function:\n"
+	      "              killed, survived or timeout; --mutate-max N: a seeded N\n"
+	      "              of them; --mutate-only ID,...: those mutants; with\n"
+	      "              --list: list the mutants, run nothing\n"
 	      "  --kernel-args  appended to every guest's kernel command line\n"
 	      "  --shard K/N a stable 1/N of the selected topologies (CI workers)\n"
 	      "  --repeat N  run each topology N times; per-test pass rates\n"
@@ -112,13 +119,16 @@ void parse_args(int argc, char **argv, struct options *o)
 		{ "time", required_argument, NULL, 'm' },
 		{ "replay", required_argument, NULL, 'r' },
 		{ "shrink-runs", required_argument, NULL, 'W' },
+		{ "mutate", no_argument, NULL, 'M' },
+		{ "mutate-max", required_argument, NULL, 'Y' },
+		{ "mutate-only", required_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end, junk;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "t:aLls:S:T:A:kvhE:CFJ:U:BXG:K:N:H:R:POj:Dx:n:m:r:W:", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:aLls:S:T:A:kvhE:CFJ:U:BXG:K:N:H:R:POj:Dx:n:m:r:W:MY:Q:", lo, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			o->topologies = optarg;
@@ -203,6 +213,17 @@ void parse_args(int argc, char **argv, struct options *o)
 			if (*end || o->shrink_runs < 0)
 				die("--shrink-runs %s: want a count", optarg);
 			break;
+		case 'M':
+			o->mutate = true;
+			break;
+		case 'Y':
+			o->mutate_max = strtol(optarg, &end, 10);
+			if (*end || o->mutate_max < 1)
+				die("--mutate-max %s: want a count", optarg);
+			break;
+		case 'Q':
+			o->mutate_only = optarg;
+			break;
 		case 'K':
 			o->kargs = optarg;
 			break;
@@ -255,6 +276,14 @@ void parse_args(int argc, char **argv, struct options *o)
 	if (strcmp(o->accel, "auto") && strcmp(o->accel, "tcg") &&
 	    strcmp(o->accel, "kvm"))
 		die("--accel %s: want auto, tcg or kvm", o->accel);
+	if ((o->mutate_max || o->mutate_only) && !o->mutate)
+		die("--mutate-max and --mutate-only go with --mutate");
+	if (o->mutate_max && o->mutate_only)
+		die("--mutate-max draws mutants, --mutate-only names them: not both");
+	if (o->mutate && (!o->series || strchr(o->series, ',') ||
+			  o->baseline || o->bisect || o->repeat > 1 ||
+			  o->explore || o->replay || o->expect))
+		die("--mutate wants one --series, without --baseline, --bisect, --repeat, --expect, --explore or --replay");
 	if (o->explore && o->replay)
 		die("--explore draws a new walk, --replay re-runs one: not both");
 	if ((o->explore_steps || o->explore_time) && !o->explore)

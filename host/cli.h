@@ -19,6 +19,10 @@ struct options {
 	unsigned long long explore_seed;
 	int explore_steps, explore_time, shrink_runs;
 	char *replay;
+	/* --mutate [--mutate-max N | --mutate-only ID,...] */
+	bool mutate;
+	int mutate_max;
+	char *mutate_only;
 };
 
 /* Parse argv into o (defaults already set); exits on bad usage. */

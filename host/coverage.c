@@ -143,11 +143,19 @@ static char **split_lines(char *text, int *n)
 	return v;
 }
 
+/* What a walk over a patch does: map functions, or report added lines. */
+struct patch_walk {
+	struct cov *cov;
+	added_line_fn added;
+	void *arg;
+};
+
 struct hunk {
 	char file[128];
 	char context[160];	/* text after the second "@@" */
 	char **text;		/* new-side lines (context and '+') */
 	int *changed;		/* per new-side index: a change at/before it */
+	bool *added;		/* per new-side index: a '+' line */
 	int n;
 	char **removed_sigs;	/* '-' lines that start a definition */
 	int nremoved;
@@ -203,13 +211,60 @@ static void hunk_functions(struct cov *c, struct hunk *h, char **src,
 	}
 }
 
+/* Where a lone line is in the source: its only occurrence, else -1. */
+static int locate_line(const char *l, char **src, int nsrc)
+{
+	int i, at = -1;
+
+	if (strlen(l + strspn(l, " \t")) < 4)
+		return -1;	/* a brace or a blank: not worth a guess */
+	for (i = 0; i < nsrc; i++) {
+		if (strcmp(src[i], l))
+			continue;
+		if (at >= 0)
+			return -1;
+		at = i;
+	}
+	return at;
+}
+
+/*
+ * Each '+' line of the hunk found in the source: where the whole hunk is,
+ * else where the line alone is (a later patch changed the hunk around it).
+ */
+static void hunk_added(struct hunk *h, char **src, int nsrc,
+		       struct patch_walk *w)
+{
+	int at = locate(h, src, nsrc), j, ln;
+	char name[64], last[64] = "";
+
+	if (sig_start(h->context + strspn(h->context, " ")))
+		sig_name(h->context, last, sizeof(last));
+	for (j = 0; j < h->n; j++) {
+		if (sig_start(h->text[j]))
+			sig_name(h->text[j], last, sizeof(last));
+		if (!h->added[j])
+			continue;
+		ln = at >= 0 ? at + j : locate_line(h->text[j], src, nsrc);
+		if (ln < 0)
+			continue;
+		enclosing_function(src, nsrc, ln + 1, name, sizeof(name));
+		/* A lone line counts only in the function its hunk was in. */
+		if (at < 0 && strcmp(name, last))
+			continue;
+		w->added(w->arg, h->file, src, nsrc, ln + 1, name);
+	}
+}
+
 static void hunk_reset(struct hunk *h)
 {
 	free(h->text);
 	free(h->changed);
+	free(h->added);
 	free(h->removed_sigs);
 	h->text = NULL;
 	h->changed = NULL;
+	h->added = NULL;
 	h->removed_sigs = NULL;
 	h->n = h->nremoved = 0;
 }
@@ -227,7 +282,9 @@ static void hunk_line(struct hunk *h, char *l, bool *pending)
 	}
 	h->text = xrealloc(h->text, (h->n + 1) * sizeof(char *));
 	h->changed = xrealloc(h->changed, (h->n + 1) * sizeof(int));
+	h->added = xrealloc(h->added, (h->n + 1) * sizeof(bool));
 	h->text[h->n] = l + 1;
+	h->added[h->n] = l[0] == '+';
 	/* A deletion counts at the line that follows it. */
 	h->changed[h->n++] = l[0] == '+' || *pending;
 	*pending = false;
@@ -244,7 +301,7 @@ static char **load_source(const char *src, const char *file, int *n,
 	return *buf ? split_lines(*buf, n) : NULL;
 }
 
-static void flush(struct cov *c, struct hunk *h, const char *src,
+static void flush(struct patch_walk *w, struct hunk *h, const char *src,
 		  bool pending)
 {
 	char *buf, **lines;
@@ -253,21 +310,27 @@ static void flush(struct cov *c, struct hunk *h, const char *src,
 	if (pending) {	/* deletion at the hunk's end */
 		h->text = xrealloc(h->text, (h->n + 1) * sizeof(char *));
 		h->changed = xrealloc(h->changed, (h->n + 1) * sizeof(int));
+		h->added = xrealloc(h->added, (h->n + 1) * sizeof(bool));
 		h->text[h->n] = "";
+		h->added[h->n] = false;
 		h->changed[h->n++] = 1;
 	}
 	if (h->n || h->nremoved) {
 		lines = load_source(src, h->file, &n, &buf);
 		if (pending && lines)
 			h->n--;	/* the sentinel cannot be located */
-		hunk_functions(c, h, lines, n);
+		if (w->cov)
+			hunk_functions(w->cov, h, lines, n);
+		else if (lines)
+			hunk_added(h, lines, n, w);
 		free(lines);
 		free(buf);
 	}
 	hunk_reset(h);
 }
 
-void cov_from_patch(struct cov *c, const char *patch_text, const char *src)
+static void walk_patch(struct patch_walk *w, const char *patch_text,
+		       const char *src)
 {
 	char *text = xstrdup(patch_text), **lines;
 	struct hunk h = { 0 };
@@ -281,7 +344,7 @@ void cov_from_patch(struct cov *c, const char *patch_text, const char *src)
 		if (!strncmp(l, "diff ", 5) || !strncmp(l, "--- ", 4) ||
 		    !strncmp(l, "@@ ", 3) || !strncmp(l, "+++ ", 4)) {
 			if (in_hunk)
-				flush(c, &h, src, pending);
+				flush(w, &h, src, pending);
 			in_hunk = pending = false;
 		}
 		if (!strncmp(l, "+++ b/", 6)) {
@@ -301,14 +364,29 @@ void cov_from_patch(struct cov *c, const char *patch_text, const char *src)
 				l = " ";	/* an empty context line */
 			hunk_line(&h, l, &pending);
 		} else if (in_hunk) {
-			flush(c, &h, src, pending);
+			flush(w, &h, src, pending);
 			in_hunk = pending = false;
 		}
 	}
 	if (in_hunk)
-		flush(c, &h, src, pending);
+		flush(w, &h, src, pending);
 	free(lines);
 	free(text);
+}
+
+void cov_from_patch(struct cov *c, const char *patch_text, const char *src)
+{
+	struct patch_walk w = { .cov = c };
+
+	walk_patch(&w, patch_text, src);
+}
+
+void patch_added_lines(const char *patch_text, const char *src,
+		       added_line_fn fn, void *arg)
+{
+	struct patch_walk w = { .added = fn, .arg = arg };
+
+	walk_patch(&w, patch_text, src);
 }
 
 int cov_from_list(struct cov *c, const char *path, char *err, size_t len)

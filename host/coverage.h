@@ -53,6 +53,17 @@ void cov_free(struct cov *c);
  */
 void cov_classify(struct cov *c, const char *src);
 
+/*
+ * Each line a patch adds (a '+' line) that is still in the patched tree
+ * src: its file, the file's lines, its 1-based line number there and its
+ * enclosing function ("" outside one).  Found where its hunk is, else
+ * where the line alone occurs once (a later patch changed the hunk).
+ */
+typedef void (*added_line_fn)(void *arg, const char *file, char **lines,
+			      int nlines, int line, const char *function);
+void patch_added_lines(const char *patch_text, const char *src,
+		       added_line_fn fn, void *arg);
+
 /* The enclosing function of 1-based line ln in a C source, "" if none. */
 void enclosing_function(char **lines, int nlines, int ln, char *name,
 			size_t len);

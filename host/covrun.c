@@ -46,10 +46,13 @@ void cov_series(const char *series, int prefix, const struct kernel *k,
 	}
 	cov_classify(c, src);
 	ro->ntrace = 0;
-	ro->trace = xcalloc(c->n, sizeof(char *));
+	ro->trace = xcalloc(c->n + ro->nextra + 1, sizeof(char *));
 	for (i = 0; i < c->n; i++)
 		if (!c->fn[i].removed)
 			ro->trace[ro->ntrace++] = c->fn[i].name;
+	for (i = 0; i < ro->nextra; i++)
+		if (!cov_find(c, ro->extra[i]))
+			ro->trace[ro->ntrace++] = ro->extra[i];
 	free(list);
 	free(src);
 }

@@ -505,6 +505,23 @@ static bool built(const char *stamp, const struct kernel *k)
 	return path_exists(stamp) && path_exists(k->bzimage);
 }
 
+char *kbuild_dir(const struct kbuild_opts *o)
+{
+	struct kernel k = { 0 };
+	struct fragments f;
+	char **names, pristine[17];
+	int n, i;
+
+	kconfig_fragments(o->config_dir, o->ksrc->series, o->profile,
+			  o->fragment, &f);
+	build_key(o, &k, &f, &names, &n, pristine);
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(k.source_version);
+	return xasprintf("%s/kernels/%s", o->build, k.key);
+}
+
 void kbuild(const struct kbuild_opts *o, struct kernel *k)
 {
 	char **names, *src, *tmp, *log, *stamp, *unav, pristine[17];

@@ -32,6 +32,9 @@ struct kernel {
 /* Build (or find cached) the kernel; dies with a clear message on error. */
 void kbuild(const struct kbuild_opts *o, struct kernel *k);
 
+/* The folder kbuild() builds o's kernel in (build/kernels/KEY). */
+char *kbuild_dir(const struct kbuild_opts *o);
+
 /*
  * The series file of folder dir for kernel series kseries (6.12): its
  * own DIR/series-6.12 if the folder has one (the series ported to that

@@ -6,7 +6,8 @@
  * scheduler), kbuild and kconfig (the kernel), run and qemu (the guests),
  * verdict (a topology's verdict), results and report (the run's results
  * and its one verdict), covrun and coverage (series coverage), compare
- * (expectations, baseline, bisect, pass rates).
+ * (expectations, baseline, bisect, pass rates), mutate and mutant
+ * (--mutate).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "compare.h"
 #include "covrun.h"
 #include "explore.h"
+#include "mutate.h"
 #include "results.h"
 #include "sched.h"
 
@@ -120,7 +122,7 @@ static struct ctx *setup(int argc, char **argv)
 	c->ko.build = c->o.build;
 	c->ko.config_dir = xasprintf("%s/config", c->o.root);
 	c->ko.fragment = c->o.fragment ? abs_path(c->o.fragment) : NULL;
-	if (!c->o.list && !c->o.layers)
+	if ((!c->o.list || c->o.mutate) && !c->o.layers)
 		ksource_resolve(c->o.kernel, c->o.root, c->o.build, &c->ksrc);
 	c->ko.ksrc = &c->ksrc;
 	c->ko.jobs = sysconf(_SC_NPROCESSORS_ONLN);
@@ -240,6 +242,8 @@ int main(int argc, char **argv)
 	paths = selected_topologies(&c->o, &c->n);
 	c->topo = load_all(paths, c->n);
 	explore_prepare(c);
+	if (c->o.mutate && c->o.list)
+		return mutate_main(c);
 	if (c->o.list) {
 		list(c->topo, c->n);
 		return 0;
@@ -255,6 +259,8 @@ int main(int argc, char **argv)
 	printf("runner: kernel %s\n", c->ksrc.version);
 	c->results = xasprintf("%s/results/%s", c->o.build, rr.id);
 	printf("runner: results in %s\n", c->results);
+	if (c->o.mutate)
+		return mutate_main(c);
 	if (c->o.bisect) {
 		in.bisect = true;
 		in.first_bad = bisect(c, series_list(&c->o, &ns)[0]);

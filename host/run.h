@@ -23,6 +23,8 @@ struct run_opts {
 	bool verbose;
 	int ntrace;		/* functions whose calls the guest counts */
 	char **trace;
+	int nextra;		/* more to count (--mutate: whole files) */
+	char **extra;
 };
 
 /*

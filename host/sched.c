@@ -119,8 +119,9 @@ static void duration_record(const struct ctx *c, const struct topo_result *r)
 	char *text = read_file(path, NULL), *line, *save, *key;
 	struct strbuf out = { 0 };
 
+	/* A mutant's run says nothing of the topology's length. */
 	if (!r->name || r->wall <= 0 || !strcmp(r->verdict, "SKIP") ||
-	    !strcmp(r->verdict, "INTERRUPTED"))
+	    !strcmp(r->verdict, "INTERRUPTED") || c->o.mutate)
 		goto out;
 	key = xasprintf("%s %s ", run_mode(c), r->name);
 	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;

@@ -24,6 +24,7 @@
 #include "../hang.h"
 #include "../kconfig.h"
 #include "../ktap.h"
+#include "../mutant.h"
 #include "../qemu.h"
 #include "../run.h"
 #include "../topo.h"
@@ -373,6 +374,149 @@ static void test_coverage(void)
 	cov_free(&c);
 }
 
+/* The variant of line v whose op is op and text is want. */
+static bool has_variant(struct variant *v, int n, const char *op,
+			const char *want)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(v[i].op, op) && !strcmp(v[i].text, want))
+			return true;
+	return false;
+}
+
+static int variants_of(const char *line, struct variant **v)
+{
+	return mutate_line(line, v);
+}
+
+/* --mutate's operators, one line at a time; a fixture patch's mutant. */
+static void test_mutant_ops(void)
+{
+	struct variant *v;
+	int n;
+
+	n = variants_of("\tif (bio->bi_iter.bi_size == 0)", &v);
+	CHECK(n == 2 && has_variant(v, n, "cmp", "\tif (bio->bi_iter.bi_size != 0)") &&
+	      has_variant(v, n, "const", "\tif (bio->bi_iter.bi_size == 1)"),
+	      "mutant: a comparison flipped, a constant off by one; no negation that is the flip (%d)", n);
+	variants_free(v, n);
+	n = variants_of("\tif (!bio || bio->bi_status)", &v);
+	CHECK(n == 1 && has_variant(v, n, "cond", "\tif (!(!bio || bio->bi_status))"),
+	      "mutant: a condition negated (%d)", n);
+	variants_free(v, n);
+	n = variants_of("}", &v);
+	CHECK(n == 0, "mutant: a closing brace has none (%d)", n);
+	variants_free(v, n);
+	n = variants_of("\t*sector += 8;", &v);
+	CHECK(n == 2 && has_variant(v, n, "arith", "\t*sector -= 8;"),
+	      "mutant: a statement through a pointer is code, not a comment (%d)", n);
+	variants_free(v, n);
+	n = variants_of("\tif (c) x |= REQ_FUA;", &v);
+	CHECK(!has_variant(v, n, "flag", "\t;"),
+	      "mutant: an if is not dropped as a flag statement");
+	variants_free(v, n);
+	n = variants_of("\tx = A_FLAG | BIT(3) | p->B_FLAG;", &v);
+	CHECK(n == 2 && has_variant(v, n, "flag", "\tx = BIT(3) | p->B_FLAG;") &&
+	      has_variant(v, n, "const", "\tx = A_FLAG | BIT(4) | p->B_FLAG;"),
+	      "mutant: A_FLAG dropped; BIT(3) and p->B_FLAG are not flags to drop (%d)", n);
+	variants_free(v, n);
+	n = variants_of("\tsector = start + (offset >> 9);", &v);
+	CHECK(n == 2 && has_variant(v, n, "arith", "\tsector = start - (offset >> 9);") &&
+	      has_variant(v, n, "const", "\tsector = start + (offset >> 10);"),
+	      "mutant: + becomes -, a shift is off by one, >> is no comparison (%d)", n);
+	variants_free(v, n);
+	n = variants_of("\tbio_init(bio, bdev, vecs, nr, opf);", &v);
+	CHECK(n == 5 && has_variant(v, n, "call", "\t;") &&
+	      has_variant(v, n, "swap", "\tbio_init(bdev, bio, vecs, nr, opf);") &&
+	      has_variant(v, n, "swap", "\tbio_init(bio, bdev, vecs, opf, nr);"),
+	      "mutant: a call dropped, each neighbouring pair of arguments swapped (%d)", n);
+	variants_free(v, n);
+	n = variants_of("\tbio->bi_opf = REQ_OP_WRITE | REQ_PREFLUSH;", &v);
+	CHECK(n == 2 && has_variant(v, n, "flag", "\tbio->bi_opf = REQ_OP_WRITE;") &&
+	      has_variant(v, n, "flag", "\tbio->bi_opf = REQ_PREFLUSH;"),
+	      "mutant: a flag dropped from an | expression, either side (%d)", n);
+	variants_free(v, n);
+	n = variants_of("\tbio->bi_opf |= REQ_SYNC;", &v);
+	CHECK(n == 1 && has_variant(v, n, "flag", "\t;"),
+	      "mutant: a flag set dropped (%d)", n);
+	variants_free(v, n);
+	n = variants_of("\tpr_err(\"md: x < y, 1 == %d\\n\", a - b);", &v);
+	CHECK(n == 0, "mutant: no mutant of logging, nor inside a string (%d)", n);
+	variants_free(v, n);
+	n = variants_of("\tp->x = q->y; /* a < b */", &v);
+	CHECK(n == 0, "mutant: -> and a comment are not comparisons (%d)", n);
+	variants_free(v, n);
+	n = variants_of("\t * if (a == b) in a comment", &v);
+	CHECK(n == 0, "mutant: a comment line has none (%d)", n);
+	variants_free(v, n);
+	n = variants_of("\tx <<= 2;", &v);
+	CHECK(n == 1 && has_variant(v, n, "const", "\tx <<= 3;"),
+	      "mutant: <<= is no comparison (%d)", n);
+	variants_free(v, n);
+	n = variants_of("\treturn min(a, b) + 0x10;", &v);
+	CHECK(n == 1 && has_variant(v, n, "arith", "\treturn min(a, b) - 0x10;"),
+	      "mutant: min()'s arguments and hex constants are left alone (%d)", n);
+	variants_free(v, n);
+}
+
+static void test_mutants(void)
+{
+	char *patch = read_file("host/test/cov/0001-fixture.patch", NULL);
+	char *text, tmp[] = "/tmp/mutant-XXXXXX";
+	struct mutants ms = { 0 }, a = { 0 }, b = { 0 };
+	int fd, i, same = 0;
+
+	mutants_from_patch(&ms, patch ? patch : "", "host/test/cov/src");
+	CHECK(ms.n == 1 && ms.m[0].line == 12 && !strcmp(ms.m[0].op, "arith") &&
+	      !strcmp(ms.m[0].func, "foo_compute") &&
+	      !strcmp(ms.m[0].new, "\tx -= b;"),
+	      "mutant: the fixture's added lines give one mutant, x -= b at foo.c:12 (%d)",
+	      ms.n);
+	text = ms.n ? mutant_patch(&ms.m[0], "host/test/cov/src") : NULL;
+	fd = mkstemp(tmp);
+	if (fd >= 0 && text) {
+		char *argv[] = { "patch", "-p1", "--dry-run", "-s", "-d",
+				 "host/test/cov/src", "-i", tmp, NULL };
+
+		CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text) &&
+		      run_argv(argv, NULL, "/dev/null") == 0 &&
+		      strstr(text, "-\tx += b;\n+\tx -= b;\n"),
+		      "mutant: its patch applies to the tree with patch -p1");
+	} else {
+		CHECK(0, "mutant: its patch is made");
+	}
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	free(text);
+	mutants_free(&ms);
+	for (i = 0; i < 12; i++) {
+		struct mutant m = { .line = i + 1, .order = i };
+
+		snprintf(m.id, sizeof(m.id), "%08d", i);
+		m.old = xstrdup("a");
+		m.new = xstrdup("b");
+		a.m = xrealloc(a.m, (a.n + 1) * sizeof(m));
+		a.m[a.n++] = m;
+		m.old = xstrdup("a");
+		m.new = xstrdup("b");
+		b.m = xrealloc(b.m, (b.n + 1) * sizeof(m));
+		b.m[b.n++] = m;
+	}
+	mutants_sample(&a, 4, 7);
+	mutants_sample(&b, 4, 7);
+	for (i = 0; i < a.n && i < b.n; i++)
+		same += !strcmp(a.m[i].id, b.m[i].id) &&
+			(!i || a.m[i].order > a.m[i - 1].order);
+	CHECK(a.n == 4 && same == 4,
+	      "mutant: --mutate-max takes the same seeded choice twice, in order");
+	mutants_free(&a);
+	mutants_free(&b);
+	free(patch);
+}
+
 /* What QEMU's monitor and the guest's console say at a deadline. */
 static void test_hang(void)
 {
@@ -713,6 +857,8 @@ int main(void)
 	test_patch_path();
 	test_cpio();
 	test_coverage();
+	test_mutant_ops();
+	test_mutants();
 	test_hang();
 	test_progress();
 	test_expect();
