@@ -392,68 +392,119 @@ static int rebase_one(const char *path, const struct stat *st, int type,
  * byte for byte, as a build from scratch (make bench compares them; there
  * STACKTEST_NO_SEED=1 builds from scratch).
  */
+/* SEED's objects (SEED/src/out) into tree/out, as if built there. */
+static void copy_objects(const struct kbuild_opts *o, const char *seed,
+			 const char *tree, const char *final, const char *log)
+{
+	char *from = xasprintf("%s/src/out", seed);
+	char *to = xasprintf("%s/out", tree);
+	char *cp[] = { "cp", "-a", from, to, NULL };
+	char *tools, *version, real[PATH_MAX], dir[PATH_MAX];
+
+	if (run_argv(cp, NULL, log))
+		die("cannot copy %s to %s (see %s)", from, to, log);
+	/* kbuild's build number: #1, as in a build from scratch. */
+	version = xasprintf("%s/.version", to);
+	unlink(version);
+	free(version);
+	/* objtool records physical paths: resolve symlinks. */
+	if (!realpath(seed, real) || !realpath(o->build, dir))
+		die("cannot resolve %s: %s", seed, strerror(errno));
+	rebase_from = xasprintf("%s/src", real);
+	rebase_to = xasprintf("%s%s", dir, final + strlen(o->build));
+	tools = xasprintf("%s/tools", to);
+	if (path_exists(tools) && nftw(tools, rebase_one, 32, FTW_PHYS))
+		die("cannot rewrite the paths under %s", tools);
+	free((char *)rebase_from);
+	free((char *)rebase_to);
+	rebase_from = rebase_to = NULL;
+	free(tools);
+	free(from);
+	free(to);
+}
+
+/*
+ * Whether kernel KEY is built and not being built (its builder holds the
+ * lock): *lock keeps it shared while we copy; close it after.
+ */
+static bool seed_ready(const struct kbuild_opts *o, const char *key,
+		       int *lock)
+{
+	char *seed = xasprintf("%s/kernels/%s", o->build, key);
+	char *stamp = xasprintf("%s/ok", seed);
+	char *image = xasprintf("%s/bzImage", seed);
+	char *lockp = xasprintf("%s/lock", seed);
+	char *out = xasprintf("%s/src/out", seed);
+	bool ok;
+
+	*lock = open(lockp, O_RDONLY | O_CLOEXEC);
+	ok = *lock >= 0 && !flock(*lock, LOCK_SH | LOCK_NB) &&
+	     path_exists(stamp) && path_exists(image) && path_exists(out);
+	free(seed);
+	free(stamp);
+	free(image);
+	free(lockp);
+	free(out);
+	return ok;
+}
+
 static bool seed_objects(const struct kbuild_opts *o, const char *pristine,
 			 char **names, int n, const char *tree,
 			 const char *final, const char *log)
 {
 	char *seed = xasprintf("%s/kernels/%s", o->build, pristine);
-	char *stamp = xasprintf("%s/ok", seed);
-	char *image = xasprintf("%s/bzImage", seed);
-	char *lockp = xasprintf("%s/lock", seed);
-	char *from = xasprintf("%s/src/out", seed);
-	char *to = xasprintf("%s/out", tree);
-	char *cp[] = { "cp", "-a", from, to, NULL };
-	char *tools, *version, real[PATH_MAX], dir[PATH_MAX];
 	int lock = -1;
 	bool seeded = n && !getenv("STACKTEST_NO_SEED") &&
-		      !series_touches(o, names, n, unseedable_path);
+		      !series_touches(o, names, n, unseedable_path) &&
+		      seed_ready(o, pristine, &lock);
 
-	/* A seed being built (its builder holds the lock) is not taken. */
-	if (seeded) {
-		lock = open(lockp, O_RDONLY | O_CLOEXEC);
-		seeded = lock >= 0 && !flock(lock, LOCK_SH | LOCK_NB) &&
-			 path_exists(stamp) && path_exists(image) &&
-			 path_exists(from);
-	}
 	if (seeded) {
 		printf("kernel: objects seeded from %s (no patches); remaking what the series changed\n",
 		       pristine);
-		if (run_argv(cp, NULL, log))
-			die("cannot copy %s to %s (see %s)", from, to, log);
-		/* kbuild's build number: #1, as in a build from scratch. */
-		version = xasprintf("%s/.version", to);
-		unlink(version);
-		free(version);
-		/* objtool records physical paths: resolve symlinks. */
-		if (!realpath(seed, real) || !realpath(o->build, dir))
-			die("cannot resolve %s: %s", seed, strerror(errno));
-		rebase_from = xasprintf("%s/src", real);
-		rebase_to = xasprintf("%s%s", dir, final + strlen(o->build));
-		tools = xasprintf("%s/tools", to);
-		if (path_exists(tools) && nftw(tools, rebase_one, 32, FTW_PHYS))
-			die("cannot rewrite the paths under %s", tools);
-		free((char *)rebase_from);
-		free((char *)rebase_to);
-		rebase_from = rebase_to = NULL;
-		free(tools);
+		copy_objects(o, seed, tree, final, log);
 	}
 	if (lock >= 0)
 		close(lock);
 	free(seed);
-	free(stamp);
-	free(image);
-	free(lockp);
-	free(from);
-	free(to);
 	return seeded;
 }
 
 /*
- * A seeded tree whose series changes no Kconfig keeps the seed's
- * .config: the same fragments on the same Kconfig make the same config,
- * and the same layer kinds are unavailable.  Saves kconfig's five passes
- * (about 10 s).
+ * A kernel whose series is its parent's (o->parent, built) plus more
+ * patches (a mutant: one): the parent's tree, its sources hard-linked
+ * (patch(1) writes a new file, never through a link) and its objects
+ * copied, mtimes kept, so kbuild remakes only what the new patches
+ * change.  Not when they change tools/ or scripts/ (see seed_objects).
  */
+static bool from_parent(const struct kbuild_opts *o, char **names, int n,
+			const char *tree, const char *final, const char *log)
+{
+	char *pdir = xasprintf("%s/kernels/%s", o->build, o->parent);
+	char *from = xasprintf("%s/src", pdir), *out;
+	char *cp[] = { "cp", "-al", from, (char *)tree, NULL };
+	int lock = -1, extra = n - o->parent_patches;
+	bool ok = extra > 0 && !getenv("STACKTEST_NO_SEED") &&
+		  !series_touches(o, names + o->parent_patches, extra,
+				  unseedable_path) &&
+		  seed_ready(o, o->parent, &lock);
+
+	if (ok) {
+		printf("kernel: derived from %s (its %d patches built); remaking what the other %d change\n",
+		       o->parent, o->parent_patches, extra);
+		if (run_argv(cp, NULL, log))
+			die("cannot copy %s to %s (see %s)", from, tree, log);
+		out = xasprintf("%s/out", tree);
+		rm_rf(out);
+		free(out);
+		copy_objects(o, pdir, tree, final, log);
+	}
+	if (lock >= 0)
+		close(lock);
+	free(pdir);
+	free(from);
+	return ok;
+}
+
 static bool config_as_seed(const struct kbuild_opts *o, const char *pristine,
 			   char **names, int n, struct strbuf *unavailable)
 {
@@ -526,9 +577,10 @@ void kbuild(const struct kbuild_opts *o, struct kernel *k)
 {
 	char **names, *src, *tmp, *log, *stamp, *unav, pristine[17];
 	struct strbuf unavailable = { 0 };
+	const char *seed = pristine;
 	struct fragments f;
 	double t0 = now_s();
-	int n, i, lock = -1;
+	int n, i, lock = -1, skip = 0;
 	bool seeded = false;
 
 	memset(k, 0, sizeof(*k));
@@ -557,10 +609,17 @@ void kbuild(const struct kbuild_opts *o, struct kernel *k)
 		/* Patch a staging copy; only a fully patched tree is kept. */
 		tmp = xasprintf("%s/src.tmp", k->dir);
 		rm_rf(tmp);
-		ksource_copy(o->ksrc, o->build, tmp, log);
-		/* Seed first: every file the series writes is newer. */
-		seeded = seed_objects(o, pristine, names, n, tmp, src, log);
-		apply_series(o, names, n, tmp, log);
+		if (o->parent && from_parent(o, names, n, tmp, src, log)) {
+			seed = o->parent;
+			skip = o->parent_patches;
+			seeded = true;
+		} else {
+			ksource_copy(o->ksrc, o->build, tmp, log);
+			/* Seed first: every file the series writes is newer. */
+			seeded = seed_objects(o, pristine, names, n, tmp, src,
+					      log);
+		}
+		apply_series(o, names + skip, n - skip, tmp, log);
 		if (rename(tmp, src))
 			die("rename %s: %s", tmp, strerror(errno));
 		free(tmp);
@@ -568,7 +627,8 @@ void kbuild(const struct kbuild_opts *o, struct kernel *k)
 	tmp = xasprintf("%s/src/out", k->dir);
 	mkdir_p(tmp);
 	free(tmp);
-	if (!seeded || !config_as_seed(o, pristine, names, n, &unavailable))
+	if (!seeded || !config_as_seed(o, seed, names + skip, n - skip,
+				       &unavailable))
 		kconfig_make(&f, src, log, &unavailable);
 	k->unavailable = unavailable.buf ? unavailable.buf : xstrdup("");
 	if (write_file_atomic(unav, k->unavailable, strlen(k->unavailable)))

@@ -15,6 +15,9 @@ struct kbuild_opts {
 	const char *fragment;	/* an extra fragment, or NULL */
 	const struct ksource *ksrc;	/* the kernel source (--kernel) */
 	int jobs;
+	/* A built key whose series is this one's first parent_patches. */
+	const char *parent;
+	int parent_patches;
 };
 
 struct kernel {

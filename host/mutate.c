@@ -59,6 +59,7 @@ struct mrun {
 	struct file_syms *files;	/* the mutated files' functions */
 	int nfiles;
 	struct mutants ms;
+	const char *key;	/* the series' kernel: each mutant's parent */
 	struct outcome *out;
 	int total;		/* mutants before --mutate-max */
 	double t0;
@@ -142,6 +143,7 @@ static bool build(const struct kbuild_opts *ko)
 		setpgid(0, 0);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		kbuild(ko, &k);
+		printf("mutate: kernel %s built in %.1fs\n", k.key, k.seconds);
 		_exit(0);
 	}
 	child_track(pid);
@@ -325,6 +327,8 @@ static void run_mutant(struct mrun *mr, int idx, const char *src,
 	dir = mutant_series(mr, m, src, names, n);
 	ko.series = dir;
 	ko.prefix = -1;
+	ko.parent = mr->key;
+	ko.parent_patches = n;
 	kdir = kbuild_dir(&ko);
 	if (!build(&ko)) {
 		o->status = stop_requested ? "interrupted" : "not built";
@@ -739,6 +743,7 @@ int mutate_main(struct ctx *c)
 	c->ko.series = mr.series;
 	c->ko.prefix = -1;
 	kbuild(&c->ko, &k);
+	mr.key = k.key;
 	src = xasprintf("%s/src", k.dir);
 	generate(&mr, src, &names, &n);
 	eq = xasprintf("%s/mutants.equivalent", mr.series);
