@@ -16,8 +16,10 @@
 #include "coverage.h"
 #include "mutant.h"
 
-/* Name prefixes of calls whose lines no test can see wrong: logging,
- * assertions, tracing. */
+/*
+ * Name prefixes of calls whose lines no test can see wrong: logging,
+ * assertions, tracing.
+ */
 static const char *const quiet_calls[] = {
 	"pr_", "printk", "dev_err", "dev_warn", "dev_info", "dev_dbg",
 	"dev_notice", "DMERR", "DMWARN", "DMINFO", "DMDEBUG", "DMCRIT",

@@ -46,8 +46,10 @@ void mutants_from_patch(struct mutants *ms, const char *patch_text,
 			const char *src);
 /* Keep max of them (<= 0: all), a seeded choice, in generation order. */
 void mutants_sample(struct mutants *ms, int max, unsigned long long seed);
-/* The mutant as a git format-patch file against the tree src; NULL if
- * its file no longer holds the old line there. */
+/*
+ * The mutant as a git format-patch file against the tree src; NULL if
+ * its file no longer holds the old line there.
+ */
 char *mutant_patch(const struct mutant *m, const char *src);
 void mutants_free(struct mutants *ms);
 
