@@ -571,8 +571,10 @@ static void print_report(struct mrun *mr, struct tally *all)
 {
 	int i, judged;
 
-	printf("\nmutants of %s: %d made, %d run (--mutate-max %d, seed %llu)\n",
-	       mr->name, mr->total, mr->ms.n, mr->c->o.mutate_max,
+	printf("\nmutants of %s: %d made, %d run (%s, seed %llu)\n",
+	       mr->name, mr->total, mr->ms.n,
+	       mr->c->o.mutate_only ? "--mutate-only" :
+	       mr->c->o.mutate_max ? "--mutate-max, a seeded choice" : "all",
 	       mr->c->o.seed);
 	for (i = 0; i < mr->ms.n; i++) {
 		const struct mutant *m = &mr->ms.m[i];

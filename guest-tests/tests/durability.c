@@ -29,12 +29,22 @@
  * checked with its checker, md's mirrors and parity scrubbed, and every
  * byte the workload was told is durable compared; missing data names
  * the call, the file or device and the offset.
+ *
+ * Oracle 3 (md's super block): on a member of an md array, md's own
+ * writes of its super block during the workload reach the member, each
+ * FUA and right after a flush (md_super_write(): REQ_PREFLUSH |
+ * REQ_FUA).  After a power cut md trusts the super block's events count
+ * and state: it must be stable when written, and not before the writes
+ * it follows.  (A super block md never wrote, or wrote without the flush
+ * or FUA, passes oracles 1 and 2: they judge the workload's bytes.)
  */
 #define _GNU_SOURCE
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/dm-ioctl.h>
 #include <linux/fs.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +66,8 @@
 #define MAX_MEMBERS 8
 #define NPOINTS 3
 #define REPLICA_MNT "/mnt/replica"
+#define MD_SB_MAGIC 0xa92b4efc	/* md's v1.x super block */
+#define MD_SB_BYTE 4096		/* v1.2: 4 KiB into the member */
 
 enum op { OP_FSYNC, OP_FDATASYNC, OP_DSYNC, OP_RANGE, OP_DIRECT, NOPS };
 
@@ -357,6 +369,118 @@ static int check_order(const struct member *m)
 	return bad || rc < 0;
 }
 
+/* Whether the member holds an md v1.2 super block (its magic at 4 KiB). */
+static bool md_member(const struct member *m)
+{
+	uint32_t magic = 0;
+	int fd = open(m->data, O_RDONLY | O_CLOEXEC);
+	bool yes;
+
+	if (fd < 0)
+		return false;
+	yes = pread(fd, &magic, sizeof(magic), MD_SB_BYTE) == sizeof(magic) &&
+	      le32toh(magic) == MD_SB_MAGIC;
+	close(fd);
+	return yes;
+}
+
+/*
+ * Oracle 3: each write of md's super block on member m after mark
+ * "call-0" (before it, mdadm wrote it from user space) is FUA and comes
+ * right after a flush, marks aside; *n counts them.
+ */
+static int check_md_sb(const struct member *m, int *n)
+{
+	struct lw_log l;
+	struct lw_entry e;
+	bool started = false, flushed = false;
+	uint64_t sb;
+	int bad = 0, rc;
+
+	*n = 0;
+	if (lw_open(&l, m->log)) {
+		ktap_diag("%s: cannot read its log %s", m->name, m->log);
+		return 1;
+	}
+	sb = MD_SB_BYTE / l.sectorsize;
+	while ((rc = lw_next(&l, &e)) > 0) {
+		if (e.flags & LW_MARK) {
+			started |= !strcmp(e.mark, "call-0");
+			continue;
+		}
+		if (!e.nr_sectors) {
+			flushed = started && (e.flags & LW_FLUSH);
+			continue;
+		}
+		if (started && e.sector <= sb && sb < e.sector + e.nr_sectors) {
+			++*n;
+			if (!(e.flags & LW_FUA) ||
+			    !(flushed || (e.flags & LW_FLUSH))) {
+				if (bad++ < 4)
+					ktap_diag("%s (%s): md's super block write (log entry %llu) %s%s",
+						  m->name, m->data,
+						  (unsigned long long)e.index,
+						  e.flags & LW_FUA ? "" : "not FUA",
+						  flushed || (e.flags & LW_FLUSH) ?
+						  "" : " not after a flush");
+			}
+		}
+		flushed = false;
+	}
+	lw_close(&l);
+	if (started && !*n)
+		ktap_diag("%s (%s): md never wrote its super block during the workload",
+			  m->name, m->data);
+	return bad || !*n || rc < 0;
+}
+
+/*
+ * Every active md array marked clean (array_state "clean"; md then writes
+ * its super block, REQ_PREFLUSH | REQ_FUA), right after mark "call-0": so
+ * oracle 3 judges at least one super block write on each member, this one
+ * or, if the array was clean already, the one that marks it active at the
+ * workload's first write.  "clean" is refused (EBUSY) while writes are in
+ * flight: tried again, within a bound.
+ */
+static int md_clean(void)
+{
+	char md[8], state[32];
+	double end = mono_s() + 10;
+	int i, bad = 0;
+
+	for (i = 0; i < 16; i++) {
+		snprintf(md, sizeof(md), "md%d", i);
+		while (!md_attr(md, "array_state", state, sizeof(state)) &&
+		       !strcmp(state, "active") &&
+		       md_attr_write(md, "array_state", "clean")) {
+			if (mono_s() > end) {
+				ktap_diag("%s: array_state stays active: %s", md,
+					  strerror(errno));
+				bad = -1;
+				break;
+			}
+			usleep(10000);
+		}
+	}
+	return bad;
+}
+
+/* Oracle 3 over every md member; -1: none is one. */
+static int md_sb_oracle(int *members, int *writes)
+{
+	int i, n, bad = 0;
+
+	*members = *writes = 0;
+	for (i = 0; i < nmem; i++) {
+		if (!md_member(&mem[i]))
+			continue;
+		++*members;
+		bad += check_md_sb(&mem[i], &n);
+		*writes += n;
+	}
+	return *members ? bad : -1;
+}
+
 static int zero_disk(const char *dev)
 {
 	unsigned long long range[2] = { 0, 0 };
@@ -616,13 +740,13 @@ static int test_main(void)
 {
 	struct ktap_out k;
 	char *buf = NULL, label[16];
-	int c, i, ok, bad, pt[NPOINTS];
+	int c, i, ok, bad, pt[NPOINTS], mds = 0, sbw = 0;
 
 	seed = env_seed();
 	mnt = *env_or("STACK_MNT", "") ? env_or("STACK_MNT", "") : NULL;
 	fstype = mnt ? env_or("STACK_FSTYPE", "") : NULL;
 	top = env_or("STACK_TOP", "");
-	ktap_begin(&k, 2 + NPOINTS);
+	ktap_begin(&k, 3 + NPOINTS);
 	if (parse_members() || posix_memalign((void **)&buf, BLK, MAX_PIECE * BLK +
 					       FILE_BLOCKS * BLK)) {
 		ktap_result(&k, 0, "logged members and spare disks to replay onto");
@@ -636,7 +760,8 @@ static int test_main(void)
 	 * first (lvm2 writes its metadata without a flush): only the
 	 * workload's writes are judged.
 	 */
-	ok = !flush_all() && !(mnt && setup_files(buf)) && !mark_all("call-0");
+	ok = !flush_all() && !(mnt && setup_files(buf)) && !mark_all("call-0") &&
+	     !md_clean();
 	for (c = 1; ok && c <= NCALLS; c++) {
 		snprintf(label, sizeof(label), "call-%d", c);
 		ok = !do_call(c, buf) && !mark_all(label);
@@ -650,6 +775,12 @@ static int test_main(void)
 	for (i = 0, bad = 0; ok && i < nmem; i++)
 		bad += check_order(&mem[i]);
 	ktap_result(&k, ok && !bad, "every write a member got was flushed before the call returned");
+	bad = ok ? md_sb_oracle(&mds, &sbw) : 1;
+	if (bad < 0)
+		ktap_result(&k, 1, "md's super block written FUA after a flush # SKIP no member holds an md super block");
+	else
+		ktap_result(&k, !bad, "md's super block written FUA after a flush on each of its %d members (%d writes)",
+			    mds, sbw);
 	pick_points(pt);
 	for (i = 0; i < NPOINTS; i++) {
 		bad = !ok || power_cut(pt[i]);

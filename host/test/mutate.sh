@@ -1,8 +1,8 @@
 #!/bin/bash
 # runner --mutate, end to end, on the fixed seed series (patches/bio-alloc-cleanups-fixed)
-# and raid10: the mutants are listed the same way twice; three pinned
-# mutants end as they must (one killed by a failing test, one listed
-# equivalent, one that no raid10 guest reaches) and the reports say so;
+# on raid10 and durable-raid1: the mutants are listed the same way twice;
+# four pinned mutants end as they must (two killed by a failing test, one
+# listed equivalent, one that no guest reaches) and the reports say so;
 # bad input is a clear error before anything boots.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -17,8 +17,11 @@ series=patches/bio-alloc-cleanups-fixed
 killed=7d1505f2
 # md_super_write() asks for 2 bio_vecs, not 1: both fit the inline ones.
 equivalent=050da505
-# _drbd_md_sync_page_io(): DRBD's code, which raid10 never runs.
+# _drbd_md_sync_page_io(): DRBD's code, which neither topology runs.
 unreached=5580b593
+# md_super_write() sends the super block as a READ: only durability's
+# super block oracle (oracle 3) sees it; raid10's tests all pass.
+sbread=a3743103
 
 ./runner --series $series --mutate --list >"$out/list1.log" 2>&1
 ok $? "--mutate --list lists the mutants" "$out/list1.log"
@@ -26,15 +29,15 @@ ok $? "--mutate --list lists the mutants" "$out/list1.log"
 cmp -s "$out/list1.log" "$out/list2.log" &&
 	[ "$(grep -cE '^[0-9a-f]{8} ' "$out/list1.log")" -ge 50 ]
 ok $? "the same $(grep -cE '^[0-9a-f]{8} ' "$out/list1.log") mutants twice, in the same order" "$out/list2.log"
-for id in $killed $equivalent $unreached; do
+for id in $killed $equivalent $unreached $sbread; do
 	grep -q "^$id " "$out/list1.log"
 	ok $? "mutant $id is listed" "$out/list1.log"
 done
 
 log=$out/pinned.log
 kernels=$(ls build/kernels | wc -l)
-./runner --series $series --mutate --mutate-only $killed,$equivalent,$unreached \
-	--topology raid10 --json "$out/mutate.json" --junit "$out/mutate.xml" \
+./runner --series $series --mutate --mutate-only $killed,$equivalent,$unreached,$sbread \
+	--topology raid10,durable-raid1 --json "$out/mutate.json" --junit "$out/mutate.xml" \
 	>"$log" 2>&1
 ok $? "the pinned run passes: no survivor" "$log"
 grep -qE "^  $killed killed .*swap_page_sector\(\): raid10 (FAIL|CRASH):" "$log"
@@ -42,15 +45,17 @@ ok $? "$killed (swap_page_sector) is killed, the failing test named" "$log"
 grep -qE "^  $equivalent equivalent .*md_super_write\(\): " "$log"
 ok $? "$equivalent (md_super_write) survived and is listed equivalent" "$log"
 grep -qE "^  $unreached not reached " "$log"
-ok $? "$unreached (DRBD) is not reached on raid10, not built" "$log"
-grep -q '^mutation score: 1 of 1 judged mutants killed' "$log"
+ok $? "$unreached (DRBD) is not reached, not built" "$log"
+grep -qE "^  $sbread killed .*md_super_write\(\): durable-raid1 FAIL: durability" "$log"
+ok $? "$sbread (md_super_write as a READ) is killed by durability" "$log"
+grep -q '^mutation score: 2 of 2 judged mutants killed' "$log"
 ok $? "the score counts the kill, not the equivalent nor the unreached" "$log"
 python3 - "$out/mutate.json" "$out/mutate.xml" <<'EOF'
 import json, sys, xml.etree.ElementTree as ET
 j = json.load(open(sys.argv[1]))
 st = {m["id"]: m["status"] for m in j["mutants"]}
 assert st == {"7d1505f2": "killed", "050da505": "equivalent",
-              "5580b593": "not reached"}, st
+              "5580b593": "not reached", "a3743103": "killed"}, st
 cases = ET.parse(sys.argv[2]).getroot().iter("testcase")
 kinds = {c.get("name").split()[0]: [e.tag for e in c] for c in cases}
 assert kinds["7d1505f2"] == ["system-out"], kinds
