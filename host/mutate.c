@@ -35,6 +35,7 @@
 
 #include "mutant.h"
 #include "mutate.h"
+#include "report.h"
 
 struct outcome {
 	const char *status;
@@ -685,17 +686,12 @@ static void junit_case(xmlTextWriterPtr w, const struct mutant *m,
 
 static int write_junit(struct mrun *mr, const char *path)
 {
-	char *tmp = xasprintf("%s.tmp.%d", path, getpid());
-	xmlTextWriterPtr w = xmlNewTextWriterFilename(tmp, 0);
-	int i, rc;
+	char *tmp;
+	xmlTextWriterPtr w = junit_open(path, &tmp);
+	int i;
 
-	if (!w) {
-		free(tmp);
+	if (!w)
 		return -1;
-	}
-	xmlTextWriterSetIndent(w, 1);
-	xmlTextWriterStartDocument(w, NULL, "UTF-8", NULL);
-	xmlTextWriterStartElement(w, BAD_CAST "testsuites");
 	xmlTextWriterStartElement(w, BAD_CAST "testsuite");
 	xmlTextWriterWriteFormatAttribute(w, BAD_CAST "name", "mutate.%s",
 					  mr->name);
@@ -703,15 +699,7 @@ static int write_junit(struct mrun *mr, const char *path)
 	for (i = 0; i < mr->ms.n; i++)
 		junit_case(w, &mr->ms.m[i], &mr->out[i]);
 	xmlTextWriterEndElement(w);
-	xmlTextWriterEndElement(w);
-	rc = xmlTextWriterEndDocument(w) < 0 ? -1 : 0;
-	xmlFreeTextWriter(w);
-	if (!rc)
-		rc = rename(tmp, path);
-	if (rc)
-		unlink(tmp);
-	free(tmp);
-	return rc;
+	return junit_close(w, tmp, path);
 }
 
 static void write_reports_m(struct mrun *mr)

@@ -325,25 +325,28 @@ static void junit_suite(xmlTextWriterPtr w, const char *series,
 	free(s);
 }
 
-int report_junit(const struct run_report *r, const char *path)
+xmlTextWriterPtr junit_open(const char *path, char **tmp)
 {
-	char *tmp = xasprintf("%s.tmp.%d", path, getpid());
-	xmlTextWriterPtr w = xmlNewTextWriterFilename(tmp, 0);
-	int i, j, rc;
+	xmlTextWriterPtr w;
 
+	*tmp = xasprintf("%s.tmp.%d", path, getpid());
+	w = xmlNewTextWriterFilename(*tmp, 0);
 	if (!w) {
-		free(tmp);
+		free(*tmp);
 		errno = EIO;
-		return -1;
+		return NULL;
 	}
 	xmlTextWriterSetIndent(w, 1);
 	xmlTextWriterStartDocument(w, NULL, "UTF-8", NULL);
 	xmlTextWriterStartElement(w, BAD_CAST "testsuites");
 	xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST "stacktest");
-	for (i = 0; i < r->nseries; i++)
-		for (j = 0; j < r->series[i].ntopo; j++)
-			junit_suite(w, r->series[i].name, &r->series[i].res[j],
-				    r->kernel);
+	return w;
+}
+
+int junit_close(xmlTextWriterPtr w, char *tmp, const char *path)
+{
+	int rc;
+
 	xmlTextWriterEndElement(w);
 	rc = xmlTextWriterEndDocument(w) < 0 ? -1 : 0;
 	xmlFreeTextWriter(w);
@@ -353,6 +356,21 @@ int report_junit(const struct run_report *r, const char *path)
 		unlink(tmp);
 	free(tmp);
 	return rc;
+}
+
+int report_junit(const struct run_report *r, const char *path)
+{
+	char *tmp;
+	xmlTextWriterPtr w = junit_open(path, &tmp);
+	int i, j;
+
+	if (!w)
+		return -1;
+	for (i = 0; i < r->nseries; i++)
+		for (j = 0; j < r->series[i].ntopo; j++)
+			junit_suite(w, r->series[i].name, &r->series[i].res[j],
+				    r->kernel);
+	return junit_close(w, tmp, path);
 }
 
 int topo_result_save(const struct topo_result *r, const char *path)

@@ -2,11 +2,18 @@
 #ifndef HOST_REPORT_H
 #define HOST_REPORT_H
 
+#include <libxml/xmlwriter.h>
 #include "result.h"
 
 /* JSON (json-c) and JUnit XML (libxml2); both written atomically. */
 int report_json(const struct run_report *r, const char *path);
 int report_junit(const struct run_report *r, const char *path);
+/*
+ * A JUnit document written to a temporary file, its <testsuites> open;
+ * junit_close() ends it and renames it to path (0), or removes it.
+ */
+xmlTextWriterPtr junit_open(const char *path, char **tmp);
+int junit_close(xmlTextWriterPtr w, char *tmp, const char *path);
 /* One topology's result to a file and back (--jobs workers use it). */
 int topo_result_save(const struct topo_result *r, const char *path);
 int topo_result_load(const char *path, struct topo_result *r);

@@ -50,14 +50,6 @@ for t in topologies/traces/*.trace; do
 	walk "replay-$(basename "$t" .trace)" --replay "$t"
 done
 
-bad() {	# bad NAME PATTERN ARGS...: exit 2, the pattern, nothing booted
-	local name=$1 pat=$2 log=$out/$1.log rc
-	shift 2
-	./runner "$@" >"$log" 2>&1
-	rc=$?
-	[ "$rc" = 2 ] && grep -qE -- "$pat" "$log" && ! grep -q booting "$log"
-	ok $? "$name (exit $rc, wants 2 and /$pat/)" "$log"
-}
 
 bad seed-not-a-number '--explore x: the seed is not a number' \
 	--explore x --topology raid10

@@ -13,3 +13,14 @@ ok() {
 		[ -n "${3:-}" ] && sed 's/^/#   /' "$3" | tail -n 15
 	fi
 }
+
+# bad NAME PATTERN ARGS...: ./runner ARGS exits 2 with PATTERN in its
+# output and boots nothing (its log: $out/NAME.log).
+bad() {
+	local name=$1 pat=$2 log=$out/$1.log rc
+	shift 2
+	./runner "$@" >"$log" 2>&1
+	rc=$?
+	[ "$rc" = 2 ] && grep -qE -- "$pat" "$log" && ! grep -q booting "$log"
+	ok $? "$name (exit $rc, wants 2 and /$pat/)" "$log"
+}

@@ -66,14 +66,6 @@ ok $? "mutate.json and mutate.xml carry each mutant's outcome" "$out/mutate.json
 	[ "$(ls build/kernels | wc -l)" = "$kernels" ]
 ok $? "no mutant series or kernel is left behind" "$log"
 
-bad() {	# bad NAME PATTERN ARGS...: exit 2, the pattern, nothing booted
-	local name=$1 pat=$2 log=$out/$1.log rc
-	shift 2
-	./runner "$@" >"$log" 2>&1
-	rc=$?
-	[ "$rc" = 2 ] && grep -qE -- "$pat" "$log" && ! grep -q booting "$log"
-	ok $? "$name (exit $rc, wants 2 and /$pat/)" "$log"
-}
 bad no-series '--mutate wants one --series' --mutate --topology raid10
 bad two-series '--mutate wants one --series' --mutate --topology raid10 \
 	--series $series,patches/base
