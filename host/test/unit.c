@@ -515,6 +515,14 @@ static void test_mutants(void)
 	mutants_free(&a);
 	mutants_free(&b);
 	free(patch);
+	patch = read_file("host/test/cov/0002-quiet.patch", NULL);
+	mutants_from_patch(&ms, patch ? patch : "", "host/test/cov/src");
+	CHECK(ms.n == 1 && ms.m[0].line == 6 &&
+	      !strcmp(ms.m[0].new, "\ta = a + b;"),
+	      "mutant: none in a logging call's continuation line, one in the next statement (%d)",
+	      ms.n);
+	mutants_free(&ms);
+	free(patch);
 }
 
 /* What QEMU's monitor and the guest's console say at a deadline. */
