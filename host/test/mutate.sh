@@ -26,7 +26,11 @@ sbread=a3743103
 ./runner --series $series --mutate --list >"$out/list1.log" 2>&1
 ok $? "--mutate --list lists the mutants" "$out/list1.log"
 ./runner --series $series --mutate --list >"$out/list2.log" 2>&1
-cmp -s "$out/list1.log" "$out/list2.log" &&
+# The mutants alone: the first run may also build the series' kernel.
+mutants_of() {
+	grep -E '^([0-9a-f]{8} |  [-+])' "$1"
+}
+cmp -s <(mutants_of "$out/list1.log") <(mutants_of "$out/list2.log") &&
 	[ "$(grep -cE '^[0-9a-f]{8} ' "$out/list1.log")" -ge 50 ]
 ok $? "the same $(grep -cE '^[0-9a-f]{8} ' "$out/list1.log") mutants twice, in the same order" "$out/list2.log"
 for id in $killed $equivalent $unreached $sbread; do
