@@ -387,7 +387,9 @@ static bool md_member(const struct member *m)
 /*
  * Oracle 3: each write of md's super block on member m after mark
  * "call-0" (before it, mdadm wrote it from user space) is FUA and comes
- * right after a flush, marks aside; *n counts them.
+ * after a flush with no other write but FUA ones between (dm-log-writes
+ * logs a plain write only with the flush that covers it); *n counts
+ * them.
  */
 static int check_md_sb(const struct member *m, int *n)
 {
@@ -425,7 +427,12 @@ static int check_md_sb(const struct member *m, int *n)
 						  "" : " not after a flush");
 			}
 		}
-		flushed = false;
+		/*
+		 * A FUA write (md's bitmap super block, say, sent with it)
+		 * leaves nothing unflushed; any other write does.
+		 */
+		if (!(e.flags & LW_FUA))
+			flushed = false;
 	}
 	lw_close(&l);
 	if (started && !*n)
