@@ -377,21 +377,6 @@ static int rebase_one(const char *path, const struct stat *st, int type,
 	return 0;
 }
 
-/*
- * Seed a patched tree's object folder with the pristine key's, when that
- * key is built: the same source and config without the series.  kbuild
- * then remakes only what the patches changed (patch(1) gives each file it
- * writes a new mtime, newer than every seed object) and what depends on
- * it, the way a developer's rebuild after an edit does: about 25 s in
- * place of 70 s of ccache hits.  Only the pristine key can seed, never
- * another series (its patched objects would be newer than this tree's
- * unpatched files and stay), and not when a patch changes tools/.
- * objtool's build records absolute paths in its .cmd and .d files: they
- * are rewritten from the seed's tree to this one (else objtool relinks
- * and every object that it checked is remade).  The image is the same,
- * byte for byte, as a build from scratch (make bench compares them; there
- * STACKTEST_NO_SEED=1 builds from scratch).
- */
 /* SEED's objects (SEED/src/out) into tree/out, as if built there. */
 static void copy_objects(const struct kbuild_opts *o, const char *seed,
 			 const char *tree, const char *final, const char *log)
@@ -448,6 +433,21 @@ static bool seed_ready(const struct kbuild_opts *o, const char *key,
 	return ok;
 }
 
+/*
+ * Seed a patched tree's object folder with the pristine key's, when that
+ * key is built: the same source and config without the series.  kbuild
+ * then remakes only what the patches changed (patch(1) gives each file it
+ * writes a new mtime, newer than every seed object) and what depends on
+ * it, the way a developer's rebuild after an edit does: about 25 s in
+ * place of 70 s of ccache hits.  Only the pristine key can seed, never
+ * another series (its patched objects would be newer than this tree's
+ * unpatched files and stay), and not when a patch changes tools/.
+ * objtool's build records absolute paths in its .cmd and .d files: they
+ * are rewritten from the seed's tree to this one (else objtool relinks
+ * and every object that it checked is remade).  The image is the same,
+ * byte for byte, as a build from scratch (make bench compares them; there
+ * STACKTEST_NO_SEED=1 builds from scratch).
+ */
 static bool seed_objects(const struct kbuild_opts *o, const char *pristine,
 			 char **names, int n, const char *tree,
 			 const char *final, const char *log)
@@ -505,6 +505,13 @@ static bool from_parent(const struct kbuild_opts *o, char **names, int n,
 	return ok;
 }
 
+/*
+ * A seeded tree whose series changes no Kconfig keeps the seed's
+ * .config: the same fragments on the same Kconfig make the same config,
+ * and the same layer kinds are unavailable.  Saves kconfig's five passes
+ * (about 10 s).  The seed is the pristine key, or a mutant's parent, whose
+ * .config came with its objects.
+ */
 static bool config_as_seed(const struct kbuild_opts *o, const char *pristine,
 			   char **names, int n, struct strbuf *unavailable)
 {
