@@ -110,6 +110,39 @@ int cov_report(const char *series, struct cov *c)
 	return never;
 }
 
+/* What the guests counted of name in r: -2 when they did not report it. */
+static long long hits_of(const struct topo_result *r, const char *name)
+{
+	int i;
+
+	for (i = 0; i < r->ncov; i++)
+		if (!strcmp(r->cov[i].name, name))
+			return r->cov[i].hits;
+	return -2;
+}
+
+void paths_report(const char *series, const struct topology *t, int n,
+		  const struct topo_result *res)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		if (!t[i].ntrace || !res[i].verdict)
+			continue;
+		printf("\nlayer paths (%s, %s):\n", series, t[i].name);
+		for (j = 0; j < t[i].ntrace; j++) {
+			long long h = hits_of(&res[i], t[i].trace[j]);
+
+			if (h >= 0)
+				printf("  %-32s %12lld%s\n", t[i].trace[j], h,
+				       h ? "" : "  NEVER EXECUTED");
+			else
+				printf("  %-32s %12s\n", t[i].trace[j],
+				       h == -1 ? "not traceable" : "not counted");
+		}
+	}
+}
+
 /* Functions the given patches change, in the pristine extracted tree. */
 int cov_print_changed(const char *src, int n, char **patches)
 {

@@ -197,9 +197,12 @@ static void summarize(struct ctx *c, struct run_report *rr,
 		report_verdicts(rr->series[s].name, rr->series[s].res,
 				rr->series[s].ntopo, &in->tests_passed,
 				&in->tests_failed);
-	for (s = 0; s < rr->nseries && !stop_requested; s++)
+	for (s = 0; s < rr->nseries && !stop_requested; s++) {
 		in->never_executed += cov_report(rr->series[s].name,
 						 rr->series[s].cov);
+		paths_report(rr->series[s].name, c->topo, c->n,
+			     rr->series[s].res);
+	}
 	if (c->o.repeat > 1)
 		report_rates(rr->series, rr->nseries, c->n);
 	else if (!stop_requested && (ns > 1 || e->n))

@@ -73,6 +73,17 @@ static int guest_timeout(const struct topology *t, const struct run_opts *o)
 	return o->timeout ? o->timeout : t->timeout * o->time_scale;
 }
 
+/* Whether the series' list already counts name. */
+static bool traced(const struct run_opts *o, const char *name)
+{
+	int i;
+
+	for (i = 0; i < o->ntrace; i++)
+		if (!strcmp(o->trace[i], name))
+			return true;
+	return false;
+}
+
 /*
  * node -1: the only guest.  Of two nodes, node1 builds the layers up to
  * the one joining them, DRBD (the ones above are node0's: "above" names
@@ -120,6 +131,9 @@ static char *plan_text(const struct topology *t, const struct run_opts *o,
 	/* PID 1 counts at most 2048 (guest-tests/init.c MAX_TRACE). */
 	for (i = 0; i < o->ntrace && i < 2048; i++)
 		sb_printf(&sb, "trace %s\n", o->trace[i]);
+	for (i = 0; i < t->ntrace; i++)
+		if (!traced(o, t->trace[i]))
+			sb_printf(&sb, "trace %s\n", t->trace[i]);
 	if (*t->swap_pressure)
 		sb_printf(&sb, "swap-pressure %s\n", t->swap_pressure);
 	for (i = 0; i < t->noptions; i++)

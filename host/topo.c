@@ -5,8 +5,8 @@
  * file:line.
  */
 #include <ini.h>
-#include <stdarg.h>
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,6 +205,31 @@ static int known_issue(struct parse_state *ps, const char *v)
 	return 1;
 }
 
+/*
+ * trace = NAME...: kernel functions of the stack's own drivers (raid6's
+ * two-failure recovery, a target's map function) the guests count with
+ * the function profiler beside the series' changed ones; the run reports
+ * their calls per topology, and a test may assert on them (trace_hits).
+ */
+static int trace_key(struct parse_state *ps, const char *v)
+{
+	struct topology *t = ps->t;
+	char name[64];
+	int off = 0, used;
+
+	while (sscanf(v + off, "%63s%n", name, &used) == 1) {
+		off += used;
+		if (strspn(name, "abcdefghijklmnopqrstuvwxyz"
+			   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+		    strlen(name) || isdigit((unsigned char)name[0]))
+			return fail(ps, "trace = %s: '%s' is not a function name", v, name);
+		if (t->ntrace == TOPO_MAX_TRACE)
+			return fail(ps, "too many trace names (at most %d)", TOPO_MAX_TRACE);
+		t->trace[t->ntrace++] = xstrdup(name);
+	}
+	return 1;
+}
+
 static int tests_key(struct parse_state *ps, const char *k, const char *v)
 {
 	struct topology *t = ps->t;
@@ -221,8 +246,10 @@ static int tests_key(struct parse_state *ps, const char *k, const char *v)
 		return test_option(ps, v);
 	if (!strcmp(k, "known-issue"))
 		return known_issue(ps, v);
+	if (!strcmp(k, "trace"))
+		return trace_key(ps, v);
 	if (strcmp(k, "test") && !peer)
-		return fail(ps, "unknown key '%s' in [tests] (want 'test', 'peer-test', 'swap-pressure', 'option' or 'known-issue')", k);
+		return fail(ps, "unknown key '%s' in [tests] (want 'test', 'peer-test', 'swap-pressure', 'option', 'known-issue' or 'trace')", k);
 	if (!guest_test_known(v))
 		return fail(ps, "%s = %s: no such guest test (guest-tests/tests/%s.c)", k, v, v);
 	if (*n == TOPO_MAX_TESTS)
@@ -382,6 +409,8 @@ void topo_free(struct topology *t)
 		free(t->options[i]);
 	for (i = 0; i < t->nknown; i++)
 		free(t->known[i]);
+	for (i = 0; i < t->ntrace; i++)
+		free(t->trace[i]);
 	free(t->name);
 	free(t->path);
 	free(t->description);

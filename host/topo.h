@@ -8,6 +8,7 @@
 #define TOPO_MAX_TESTS 16
 
 #define TOPO_MAX_OPTIONS 8
+#define TOPO_MAX_TRACE 16
 
 struct topology {
 	char *name;		/* file name without directory and .ini */
@@ -35,6 +36,8 @@ struct topology {
 	char *options[TOPO_MAX_OPTIONS];	/* "name=value": STACK_OPT_NAME */
 	int nknown;
 	char *known[TOPO_MAX_OPTIONS];	/* "X.Y TEST why": a SKIP on X.Y */
+	int ntrace;
+	char *trace[TOPO_MAX_TRACE];	/* its layers' own paths to count */
 };
 
 /*

@@ -112,6 +112,8 @@ static void test_topology(void)
 	topo_error("bad-option.ini", "bad-option.ini:6: option = Frozen io=none: want NAME=VALUE");
 	topo_error("bad-known-issue.ini",
 		   "bad-known-issue.ini:6: known-issue = 6.12 swap-shared: want 'X.Y TEST why'");
+	topo_error("bad-trace.ini",
+		   "bad-trace.ini:6: trace = async_gen_syndrome raid5-make-request: 'raid5-make-request' is not a function name");
 	topo_error("long-line.ini",
 		   "long-line.ini:7: line 6 has 234 characters; the INI reader (inih) takes at most 198");
 	topo_error("three-nodes.ini", "three-nodes.ini:4: nodes = 3: want 1, or 2");
@@ -120,6 +122,13 @@ static void test_topology(void)
 	topo_error("clone-two-disks.ini", "layer 1 (dm-clone): dm-clone wants 3 free disks");
 	topo_error("test-path.ini", "test = ../tests/data-integrity: no such guest test");
 	topo_error("selftest-missing.ini", "test = selftests/nope: no such guest test");
+
+	rc = topo_load("topologies/fault-raid6.ini", &t, err, sizeof(err));
+	CHECK(rc == 0 && t.ntrace == 4 &&
+	      !strcmp(t.trace[0], "async_raid6_2data_recov") &&
+	      !strcmp(t.trace[3], "async_syndrome_val"),
+	      "fault-raid6: four trace names in order (%s)", err);
+	topo_free(&t);
 
 	rc = topo_load("topologies/drbd-raid1.ini", &t, err, sizeof(err));
 	CHECK(rc == 0 && t.nodes == 2 && t.join_layer == 1 && t.npeer == 1 &&
