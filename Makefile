@@ -82,7 +82,7 @@ check: all
 # The detection matrices: the swap topologies on base and both swap
 # replays; the durability topologies on base and the md flush replay;
 # discards on base and the raid10 discard replay.
-PROVE_TOPOLOGIES := raid1,raid10,raid5,dm-linear,dm-crypt,lvm,brd,zram,raid1-swapdev,drbd-swapfile,dm-zoned,raid1-delay
+PROVE_TOPOLOGIES := raid1,raid10,raid5,raid6,raid1-xfs-swapfile,dm-linear,dm-crypt,lvm,brd,zram,raid1-swapdev,drbd-swapfile,dm-zoned,raid1-delay
 PROVE_SERIES := patches/base,patches/replay-5.12-rc1-swapfile,patches/replay-2014-rw-page
 DURABLE_TOPOLOGIES := durable-raid1,durable-raid1-ext4,durable-raid5,durable-crypt-raid1,durable-lvm
 DURABLE_SERIES := patches/base,patches/replay-md-flush-first-member
@@ -117,8 +117,8 @@ prove-live: all
 # Error paths, reached by failing a disk's bios (fail_make_request): md
 # fails a member and rebuilds, DRBD detaches, freezes and resubmits; each
 # with a replay of a wrong error path that the fault test must notice.
-FAULT_TOPOLOGIES := fault-raid1,fault-raid10,fault-raid5,fault-drbd
-FAULT_SERIES := patches/base,patches/replay-md-super-written-ignores-error,patches/replay-drbd-frozen-write-lost
+FAULT_TOPOLOGIES := fault-raid1,fault-raid10,fault-raid5,fault-raid6,raid6-rebuild,fault-drbd
+FAULT_SERIES := patches/base,patches/replay-md-super-written-ignores-error,patches/replay-drbd-frozen-write-lost,patches/replay-raid6-rebuild-check-result
 prove-faults: all
 	./runner --kernel $(KERNEL) --topology $(FAULT_TOPOLOGIES) \
 		--series $(FAULT_SERIES) --expect patches/prove.expect

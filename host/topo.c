@@ -335,6 +335,7 @@ static char *check_layers(struct topology *t)
 			return xasprintf("layer %d (%s): %s", i + 1,
 					 t->layer_text[i], why);
 		free -= n;
+		free += k->makes_disk;
 		fs |= k->fs;
 		below |= !k->pool;
 	}

@@ -84,6 +84,8 @@ struct layer_kind {
 	 * to take, as log-writes does under each md member), not on top.
 	 */
 	bool pool;
+	/* Makes a disk of its own and adds it to the pool (null_blk). */
+	bool makes_disk;
 	bool fs;			/* mounts a filesystem */
 	bool needs_fs;			/* goes in a mounted filesystem */
 	/* Swap on top: "reclaim" (NULL), "memcg" or "pageout" (strongest wins). */

@@ -13,7 +13,7 @@ static int xfs_build(struct stack *s, const struct layer *l, char *msg,
 static const struct layer_kind xfs = {
 	.name = "xfs",
 	.what = "xfs made with mkfs.xfs, mounted",
-	.tools = { "mkfs.xfs", "xfs_repair" },
+	.tools = { "mkfs.xfs", "xfs_repair", "xfs_db" },
 	.fs = true,
 	.build = xfs_build,
 	.teardown = fs_unmount,

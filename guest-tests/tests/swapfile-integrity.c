@@ -148,15 +148,13 @@ static int in_extents(long long off, const struct extent *ext, int n)
  * and the first few journal blocks, nothing else.  The journal's extents
  * come from debugfs, in filesystem blocks (4K: the ext4 layer sets -b 4096).
  */
-static int fs_allowed(struct extent *al, int max)
+static int ext4_allowed(struct extent *al, int max)
 {
 	const char *argv[] = { "debugfs", "-R", "stat <8>", fsdev, NULL };
 	static char out[16384];
 	char *p;
 	int n = 0;
 
-	if (strcmp(fstype, "ext4"))
-		return 0;
 	al[n].start = 0;
 	al[n++].len = BLK;
 	p = run_out(argv, out, sizeof(out)) ? NULL : strstr(out, "EXTENTS:");
@@ -179,6 +177,60 @@ static int fs_allowed(struct extent *al, int max)
 	if (n == 1)
 		ktap_diag("debugfs could not locate the journal: only block 0 allowed");
 	return n;
+}
+
+/* A "name = number" line of xfs_db's print; -1 when absent. */
+static long long xfs_field(const char *out, const char *name)
+{
+	char key[40];
+	const char *p;
+
+	snprintf(key, sizeof(key), "\n%s = ", name);
+	p = strstr(out, key);
+	return p ? atoll(p + strlen(key)) : -1;
+}
+
+/*
+ * xfs, idle: the primary superblock (sector 0, unmount clears its clean
+ * flag's log state) and the internal log, where mount and unmount write
+ * their records.  logstart is a filesystem block number in xfs's
+ * (AG << agblklog | AG block) form.
+ */
+static int xfs_allowed(struct extent *al, int max)
+{
+	const char *argv[] = { "xfs_db", "-r", "-c", "sb 0", "-c",
+			       "p logstart logblocks agblocks agblklog blocksize",
+			       fsdev, NULL };
+	long long ls, lb, agb, agl, bs;
+	char out[1024] = "\n";
+
+	if (max < 2 || run_out(argv, out + 1, sizeof(out) - 1))
+		return 0;
+	ls = xfs_field(out, "logstart");
+	lb = xfs_field(out, "logblocks");
+	agb = xfs_field(out, "agblocks");
+	agl = xfs_field(out, "agblklog");
+	bs = xfs_field(out, "blocksize");
+	al[0].start = 0;
+	al[0].len = BLK;
+	if (ls <= 0 || lb <= 0 || agb <= 0 || agl <= 0 || bs <= 0) {
+		ktap_diag("xfs_db did not give the log's place: only block 0 allowed");
+		return 1;
+	}
+	al[1].start = ((ls >> agl) * agb + (ls & ((1LL << agl) - 1))) * bs;
+	al[1].len = lb * bs;
+	ktap_diag("allowed: xfs log, bytes %lld-%lld", al[1].start,
+		  al[1].start + al[1].len - 1);
+	return 2;
+}
+
+static int fs_allowed(struct extent *al, int max)
+{
+	if (!strcmp(fstype, "ext4"))
+		return ext4_allowed(al, max);
+	if (!strcmp(fstype, "xfs"))
+		return xfs_allowed(al, max);
+	return 0;
 }
 
 /* Name the owner of each stray block (debugfs icheck: inode 8 is the journal). */
@@ -223,7 +275,7 @@ static int compare_digests(const uint64_t *a, const uint64_t *b, long long n,
 		}
 	}
 	explain_blocks(shown, stray < MAX_STRAY_SHOWN ? stray : MAX_STRAY_SHOWN);
-	ktap_diag("changed blocks: %lld inside the swap file, %lld in superblock/journal, %lld elsewhere",
+	ktap_diag("changed blocks: %lld inside the swap file, %lld in superblock/journal/log, %lld elsewhere",
 		  inside, allowed, stray);
 	return stray ? -1 : 0;
 }
