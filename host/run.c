@@ -131,7 +131,7 @@ static char *plan_text(const struct topology *t, const struct run_opts *o,
 	/* PID 1 counts at most 2048 (guest-tests/init.c MAX_TRACE). */
 	for (i = 0; i < o->ntrace && i < 2048; i++)
 		sb_printf(&sb, "trace %s\n", o->trace[i]);
-	for (i = 0; i < t->ntrace; i++)
+	for (i = 0; i < t->ntrace && o->ntrace + i < 2048; i++)
 		if (!traced(o, t->trace[i]))
 			sb_printf(&sb, "trace %s\n", t->trace[i]);
 	if (*t->swap_pressure)

@@ -217,6 +217,8 @@ static int trace_key(struct parse_state *ps, const char *v)
 	char name[64];
 	int off = 0, used;
 
+	if (sscanf(v, "%63s", name) != 1)
+		return fail(ps, "trace = : name at least one function");
 	while (sscanf(v + off, "%63s%n", name, &used) == 1) {
 		off += used;
 		if (strspn(name, "abcdefghijklmnopqrstuvwxyz"

@@ -71,7 +71,8 @@ const char *fs_checker(const char *fstype)
 {
 	return !strcmp(fstype, "ext4") ? "e2fsck -fn" :
 	       !strcmp(fstype, "xfs") ? "xfs_repair -n" :
-	       !strcmp(fstype, "f2fs") ? "fsck.f2fs -f --dry-run" : "no checker";
+	       !strcmp(fstype, "f2fs") ? "fsck.f2fs -f --dry-run" :
+	       !strcmp(fstype, "btrfs") ? "btrfs check --readonly" : "no checker";
 }
 
 int fs_check(const char *dev, const char *fstype)
@@ -79,9 +80,11 @@ int fs_check(const char *dev, const char *fstype)
 	const char *e2[] = { "e2fsck", "-fn", dev, NULL };
 	const char *xfs[] = { "xfs_repair", "-n", dev, NULL };
 	const char *f2fs[] = { "fsck.f2fs", "-f", "--dry-run", dev, NULL };
+	const char *btrfs[] = { "btrfs", "check", "--readonly", dev, NULL };
 	const char **argv = !strcmp(fstype, "ext4") ? e2 :
 			    !strcmp(fstype, "xfs") ? xfs :
-			    !strcmp(fstype, "f2fs") ? f2fs : NULL;
+			    !strcmp(fstype, "f2fs") ? f2fs :
+			    !strcmp(fstype, "btrfs") ? btrfs : NULL;
 	char out[8192], *line, *save;
 	int rc, shown = 0;
 

@@ -83,13 +83,19 @@ int run_out(const char *const argv[], char *out, size_t outlen)
 		_exit(127);
 	}
 	close(pfd[1]);
-	while ((n = read(pfd[0], out + len, outlen - 1 - len)) > 0)
-		len += n;
-	/* Drain what did not fit, so the child never blocks. */
-	while (n > 0 || (n < 0 && errno == EINTR)) {
+	/* What does not fit is read and dropped, so the child never blocks. */
+	for (;;) {
 		char sink[512];
+		size_t room = outlen - 1 - len;
 
-		n = read(pfd[0], sink, sizeof(sink));
+		n = room ? read(pfd[0], out + len, room) :
+			   read(pfd[0], sink, sizeof(sink));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (room)
+			len += n;
 	}
 	close(pfd[0]);
 	out[len] = 0;

@@ -50,7 +50,8 @@ static int nullb_build(struct stack *s, const struct layer *l, char *msg,
 		snprintf(msg, len, "null_blk: no room for another disk");
 		return -1;
 	}
-	if (mount("configfs", CFS, "configfs", 0, NULL) && errno != EBUSY) {
+	if (access(CFS "/nullb", F_OK) &&
+	    mount("configfs", CFS, "configfs", 0, NULL)) {
 		snprintf(msg, len, "mount configfs: %s", strerror(errno));
 		return -1;
 	}

@@ -2,21 +2,35 @@
 /* A swap file on the filesystem below: written in full, mkswap, swapon. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "stack.h"
 
-/* Write every block, so the file has real extents (swapon refuses holes). */
-static int write_zeros(const char *path, long long size)
+/*
+ * Write every block, so the file has real extents (swapon refuses holes).
+ * On btrfs the file must be NOCOW, set while it is still empty.
+ */
+static int write_zeros(const char *path, long long size, bool nocow)
 {
 	static char buf[1 << 20];
 	long long done = 0;
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int flags = 0;
 
 	if (fd < 0)
 		return -1;
+	if (nocow && !ioctl(fd, FS_IOC_GETFLAGS, &flags))
+		flags |= FS_NOCOW_FL;
+	if (nocow && (!(flags & FS_NOCOW_FL) ||
+		      ioctl(fd, FS_IOC_SETFLAGS, &flags))) {
+		close(fd);
+		return -1;
+	}
 	while (done < size) {
 		long long n = size - done;
 
@@ -45,7 +59,7 @@ static int swapfile_build(struct stack *s, const struct layer *l, char *msg,
 		return -1;
 	}
 	snprintf(s->swapfile, sizeof(s->swapfile), "%s/swapfile", s->mnt);
-	if (write_zeros(s->swapfile, size)) {
+	if (write_zeros(s->swapfile, size, !strcmp(s->fstype, "btrfs"))) {
 		snprintf(msg, len, "writing %s: %s", s->swapfile,
 			 strerror(errno));
 		return -1;

@@ -164,10 +164,19 @@ static int replace_members(const char *md, const char *spare)
 		     !mdadm("--zero-superblock", victims[i], NULL) &&
 		     !mdadm("--add", md, victims[i], NULL);
 	ok = ok && (nvictims == 1 || !md_attr_write(md, "sync_action", "recover"));
+	if (!ok && nvictims > 1)	/* never leave the array frozen */
+		md_attr_write(md, "sync_action", "idle");
 	ok = ok && !md_wait_started(md, 60);
-	if (ok && nvictims > 1)
-		ktap_diag("one recovery for both: started with %lld members missing",
-			  md_attr_ll(md, "degraded"));
+	for (i = 0; ok && nvictims > 1 && i < nvictims; i++) {
+		char attr[64];
+
+		/* Both taken into the array by the one recovery. */
+		snprintf(attr, sizeof(attr), "dev-%.40s/slot",
+			 md_name(victims[i]));
+		ok = md_attr_ll(md, attr) >= 0;
+		ktap_diag("%s in slot %lld of the recovery", victims[i],
+			  md_attr_ll(md, attr));
+	}
 	return ok ? 0 : -1;
 }
 

@@ -18,6 +18,7 @@
 #include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,8 +225,130 @@ static int xfs_allowed(struct extent *al, int max)
 	return 2;
 }
 
+/*
+ * btrfs's chunk tree (btrfs inspect-internal dump-tree -t chunk): each
+ * stripe of each chunk, logical start and length, where it lies on the
+ * device, and whether it holds data (else metadata or the system chunk).
+ */
+struct chunk {
+	long long logical, len, phys;
+	bool data;
+};
+
+static int btrfs_chunks(struct chunk *c, int max)
+{
+	const char *argv[] = { "btrfs", "inspect-internal", "dump-tree", "-t",
+			       "chunk", fsdev, NULL };
+	static char out[65536];
+	long long logical = -1, len = 0, off;
+	char *line, *save, *p, *type;
+	bool data = false;
+	int n = 0;
+
+	if (run_out(argv, out, sizeof(out)))
+		return -1;
+	for (line = strtok_r(out, "\n", &save); line && n < max;
+	     line = strtok_r(NULL, "\n", &save)) {
+		p = strstr(line, "CHUNK_ITEM ");
+		if (p) {
+			logical = atoll(p + 11);
+			continue;
+		}
+		if (sscanf(line, " length %lld", &len) == 1) {
+			/* "type DATA|single"; not a mixed DATA|METADATA */
+			type = strstr(line, "type ");
+			data = type && !strncmp(type + 5, "DATA", 4) &&
+			       !strstr(type, "METADATA");
+			continue;
+		}
+		p = strstr(line, "stripe ");
+		if (logical >= 0 && p &&
+		    sscanf(p, "stripe %*d devid %*d offset %lld", &off) == 1)
+			c[n++] = (struct chunk){ logical, len, off, data };
+	}
+	return n;
+}
+
+/* The data chunk holding btrfs logical address a; NULL if none. */
+static const struct chunk *data_chunk(const struct chunk *c, int n,
+				      long long a)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (c[i].data && a >= c[i].logical && a < c[i].logical + c[i].len)
+			return &c[i];
+	return NULL;
+}
+
+/*
+ * FIEMAP's btrfs logical addresses to device offsets.  FIEMAP merges
+ * extents that follow on logically, across the end of a chunk, so each
+ * is cut at chunk ends; the pieces replace ext[], *n their count.
+ */
+static int btrfs_physical(struct extent *ext, int *n)
+{
+	static struct extent out[MAX_EXTENTS];
+	struct chunk c[64];
+	int nc = btrfs_chunks(c, 64), i, m = 0;
+
+	for (i = 0; i < *n; i++) {
+		long long a = ext[i].start, left = ext[i].len;
+
+		while (left > 0) {
+			const struct chunk *ch = data_chunk(c, nc, a);
+			long long piece;
+
+			if (!ch || m == MAX_EXTENTS) {
+				ktap_diag("swap file extent at btrfs logical %lld: %s",
+					  a, ch ? "too many pieces" :
+					  "in no data chunk");
+				return -1;
+			}
+			piece = ch->logical + ch->len - a;
+			if (piece > left)
+				piece = left;
+			out[m++] = (struct extent){ a - ch->logical + ch->phys,
+						    piece };
+			a += piece;
+			left -= piece;
+		}
+	}
+	memcpy(ext, out, m * sizeof(*out));
+	ktap_diag("btrfs: %d extents, %d pieces on the device", *n, m);
+	*n = m;
+	return 0;
+}
+
+/*
+ * btrfs, idle: copy-on-write, so a mount or an unmount that commits
+ * writes new tree blocks anywhere in the metadata and system chunks (both
+ * copies: DUP), and the super block copies at 64 KiB and 64 MiB.  The
+ * data chunks, and the first MiB (no chunk, nothing but the first super
+ * block), must hold still.
+ */
+static int btrfs_allowed(struct extent *al, int max)
+{
+	struct chunk c[64];
+	int nc = btrfs_chunks(c, 64), n = 0, i;
+
+	if (max < 2)
+		return 0;
+	al[n++] = (struct extent){ 64 << 10, BLK };
+	al[n++] = (struct extent){ 64 << 20, BLK };
+	for (i = 0; i < nc && n < max; i++)
+		if (!c[i].data) {
+			al[n++] = (struct extent){ c[i].phys, c[i].len };
+			ktap_diag("allowed: btrfs metadata/system chunk, bytes %lld-%lld",
+				  c[i].phys, c[i].phys + c[i].len - 1);
+		}
+	return n;
+}
+
 static int fs_allowed(struct extent *al, int max)
 {
+	if (!strcmp(fstype, "btrfs"))
+		return btrfs_allowed(al, max);
 	if (!strcmp(fstype, "ext4"))
 		return ext4_allowed(al, max);
 	if (!strcmp(fstype, "xfs"))
@@ -306,6 +429,7 @@ static int test_main(void)
 	swapoff(swapfile);
 	ok = !umount(mnt) && (before = digest_device(fsdev, &nb)) &&
 	     !remount(MS_NOATIME) && !get_extents(swapfile, ext, &next) &&
+	     (strcmp(fstype, "btrfs") || !btrfs_physical(ext, &next)) &&
 	     !swap_on(swapfile);
 	ktap_diag("swap file %s: %d extents; %lld blocks digested", swapfile,
 		  next, nb);
