@@ -114,6 +114,7 @@ static void test_topology(void)
 		   "bad-known-issue.ini:6: known-issue = 6.12 swap-shared: want 'X.Y TEST why'");
 	topo_error("bad-trace.ini",
 		   "bad-trace.ini:6: trace = async_gen_syndrome raid5-make-request: 'raid5-make-request' is not a function name");
+	topo_error("empty-trace.ini", "empty-trace.ini:6: trace = : name at least one function");
 	topo_error("long-line.ini",
 		   "long-line.ini:7: line 6 has 234 characters; the INI reader (inih) takes at most 198");
 	topo_error("three-nodes.ini", "three-nodes.ini:4: nodes = 3: want 1, or 2");
