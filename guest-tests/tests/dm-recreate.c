@@ -12,6 +12,12 @@
  * 0 of the regular device) is changed, so its crc fails.  dm-zoned must
  * find the secondary set, recover the primary from it and load; the
  * primary must hold a valid super block again afterwards.
+ *
+ * dm-writecache: before the removal its dirty blocks are written back
+ * ("dmsetup message NAME 0 flush"; its status must have held blocks in
+ * the cache, and none left to write back after), and with the device
+ * removed the origin disk alone must hold the filesystem: clean for its
+ * checker, every data file read back from it, mounted read-only.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -74,8 +80,63 @@ out:
 	return ok;
 }
 
+static const char origin_node[] = "/tmp/wc-origin";
+#define ORIGIN_MNT "/tmp/wc-origin-mnt"
+
+/* The origin of "0 SIZE writecache s|p MAJ:MIN MAJ:MIN ..." as our node. */
+static int wc_origin_node(const char *table)
+{
+	unsigned int maj, min;
+	const char *p = strstr(table, " writecache ");
+
+	if (!p || sscanf(p, " writecache %*c %u:%u", &maj, &min) != 2)
+		return -1;
+	unlink(origin_node);
+	return mknod(origin_node, S_IFBLK | 0600, makedev(maj, min));
+}
+
+/* dm-writecache's status: blocks, free blocks, blocks under writeback. */
+static int wc_counts(const char *name, long long *n, long long *free,
+		     long long *wb)
+{
+	char out[512];
+
+	return dm_status(name, out, sizeof(out)) ||
+	       sscanf(out, "%*d %*d writecache %*d %lld %lld %lld", n, free,
+		      wb) != 3 ? -1 : 0;
+}
+
+/* Write back every dirty block; the cache must have held some. */
+static int wc_flush(const char *name)
+{
+	const char *msg[] = { "dmsetup", "message", name, "0", "flush", NULL };
+	long long n, free0, wb, free1;
+
+	if (wc_counts(name, &n, &free0, &wb) || run(msg) ||
+	    wc_counts(name, &n, &free1, &wb))
+		return -1;
+	ktap_diag("writecache: %lld of %lld blocks in use before the flush, %lld after, %lld under writeback",
+		  n - free0, n, n - free1, wb);
+	return n - free0 > 0 && !wb ? 0 : -1;
+}
+
+/* With the writecache removed, the origin disk alone holds every file. */
+static int origin_alone(const char *type, uint64_t seed)
+{
+	int ok;
+
+	mkdir(ORIGIN_MNT, 0755);
+	ok = !fs_check(origin_node, type) &&
+	     !mount_fs(origin_node, ORIGIN_MNT, type, MS_RDONLY);
+	ok = ok && !datafiles_verify(ORIGIN_MNT, seed);
+	if (umount(ORIGIN_MNT) && ok)
+		ok = 0;
+	return ok ? 0 : -1;
+}
+
 /* *broken: whether brk broke the primary super block while it was down. */
-static int recreate(const char *name, const char *node, int brk, int *broken)
+static int recreate(const char *name, const char *node, int brk, int *broken,
+		    int *origin, const char *type, uint64_t seed)
 {
 	const char *table[] = { "dmsetup", "table", "--showkeys", name, NULL };
 	const char *rm[] = { "dmsetup", "remove", "--noudevsync", name, NULL };
@@ -90,8 +151,14 @@ static int recreate(const char *name, const char *node, int brk, int *broken)
 		return -1;
 	ktap_diag("table: %.*s", (int)strcspn(text, "\n"), text);
 	f = fopen(path, "w");
-	if (!f || fputs(text, f) < 0 || fclose(f) || run(rm))
+	if (!f || fputs(text, f) < 0 || fclose(f))
 		return -1;
+	if (!wc_origin_node(text) && wc_flush(name))
+		*origin = 0;
+	if (run(rm))
+		return -1;
+	if (!access(origin_node, F_OK) && *origin)
+		*origin = !origin_alone(type, seed);
 	if (brk)
 		*broken = !zoned_meta_node(text) && primary_sb(false) == 1 &&
 			  primary_sb(true) == 0;
@@ -118,9 +185,13 @@ static int test_main(void)
 	uint64_t seed = env_seed();
 	int brk = !strcmp(env_or("STACK_OPT_RECREATE_BREAK", ""), "primary-sb");
 	struct ktap_out k;
-	int ok, broken = 0;
+	char st[256] = "";
+	int ok, broken = 0, origin = 1, wc;
 
-	ktap_begin(&k, brk ? 6 : 4);
+	dm_status(name ? name + 1 : "", st, sizeof(st));
+	wc = strstr(st, " writecache ") != NULL;
+	unlink(origin_node);
+	ktap_begin(&k, 4 + 2 * brk + wc);
 	if (!*mnt || strncmp(dev, "/dev/mapper/", 12)) {
 		ktap_diag("needs a filesystem straight on a dm device (have '%s')", dev);
 		ktap_result(&k, 0, "filesystem on /dev/mapper/NAME");
@@ -132,7 +203,11 @@ static int test_main(void)
 	if (*swap && swapoff(swap))
 		ktap_diag("swapoff %s: %s", swap, strerror(errno));
 	status(name, "before removal");
-	ok = !umount(mnt) && !recreate(name, dev, brk, &broken);
+	ok = !umount(mnt) &&
+	     !recreate(name, dev, brk, &broken, &origin, type, seed);
+	if (wc)
+		ktap_result(&k, ok && origin,
+			    "written back and removed: the origin alone holds every file");
 	if (brk)
 		ktap_result(&k, broken, "primary super block broken (its crc fails) while %s was down",
 			    name);
