@@ -76,6 +76,22 @@ static int wipe(const char *node, long long sectors)
 	return ok ? 0 : -1;
 }
 
+/* A zeroed first 4 KiB: the kernel writes its super block there. */
+static int zero_sb(const char *dev)
+{
+	void *buf = NULL;
+	int fd = open(dev, O_WRONLY | O_DIRECT | O_CLOEXEC), ok = fd >= 0;
+
+	ok = ok && !posix_memalign(&buf, 4096, 4096);
+	if (ok)
+		memset(buf, 0, 4096);
+	ok = ok && pwrite(fd, buf, 4096, 0) == 4096 && !fsync(fd);
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	return ok ? 0 : -1;
+}
+
 static int make_one(struct stack *s, const char *dev, const char *name,
 		    bool journal, char *msg, size_t len)
 {
@@ -83,6 +99,10 @@ static int make_one(struct stack *s, const char *dev, const char *name,
 	long long n;
 
 	snprintf(node, sizeof(node), "/dev/mapper/%s", name);
+	if (zero_sb(dev)) {
+		snprintf(msg, len, "zeroing %s's first 4 KiB: failed", dev);
+		return -1;
+	}
 	if (table(s, name, dev, 8, journal, msg, len))
 		return -1;
 	n = provided(name);
