@@ -146,6 +146,21 @@ static int spare_fails_mid_rebuild(const char *md, const char *spare)
 	return ok && injected() > before;
 }
 
+/* Wait (bounded) until md has given dev a slot in the array. */
+static int wait_slot(const char *md, const char *dev)
+{
+	double t0 = mono_s();
+	char attr[64];
+	long long slot;
+
+	snprintf(attr, sizeof(attr), "dev-%.40s/slot", md_name(dev));
+	while ((slot = md_attr_ll(md, attr)) < 0 &&
+	       mono_s() - t0 < scaled(FAULTY_S))
+		usleep(20000);
+	ktap_diag("%s in slot %lld after %.1fs", dev, slot, mono_s() - t0);
+	return slot < 0 ? -1 : 0;
+}
+
 /*
  * The failed members come back as new disks: faults cleared before any
  * tool reads them, wiped, added; on RAID6 both while recovery is frozen,
@@ -167,16 +182,13 @@ static int replace_members(const char *md, const char *spare)
 	if (!ok && nvictims > 1)	/* never leave the array frozen */
 		md_attr_write(md, "sync_action", "idle");
 	ok = ok && !md_wait_started(md, 60);
-	for (i = 0; ok && nvictims > 1 && i < nvictims; i++) {
-		char attr[64];
-
-		/* Both taken into the array by the one recovery. */
-		snprintf(attr, sizeof(attr), "dev-%.40s/slot",
-			 md_name(victims[i]));
-		ok = md_attr_ll(md, attr) >= 0;
-		ktap_diag("%s in slot %lld of the recovery", victims[i],
-			  md_attr_ll(md, attr));
-	}
+	/*
+	 * Both taken into the array.  Not at once: sync_action reads
+	 * "recover" as soon as it is written, before md's thread has given
+	 * the spares their slots (remove_and_add_spares).
+	 */
+	for (i = 0; ok && nvictims > 1 && i < nvictims; i++)
+		ok = !wait_slot(md, victims[i]);
 	return ok ? 0 : -1;
 }
 
@@ -248,7 +260,7 @@ static int test_main(void)
 	char spare[40] = "";
 	const char *failed;
 	struct ktap_out k;
-	int ok, passes;
+	int ok, passes = 0;
 
 	ktap_begin(&k, 8);
 	ok = !setup(md, spare, sizeof(spare)) &&
