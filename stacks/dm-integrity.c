@@ -52,7 +52,7 @@ static long long provided(const char *name)
 	return n;
 }
 
-/* Write every sector once, so each gets its tag. */
+/* Write zeroes over the first sectors of node, once, synced. */
 static int wipe(const char *node, long long sectors)
 {
 	void *buf = NULL;
@@ -76,22 +76,6 @@ static int wipe(const char *node, long long sectors)
 	return ok ? 0 : -1;
 }
 
-/* A zeroed first 4 KiB: the kernel writes its super block there. */
-static int zero_sb(const char *dev)
-{
-	void *buf = NULL;
-	int fd = open(dev, O_WRONLY | O_DIRECT | O_CLOEXEC), ok = fd >= 0;
-
-	ok = ok && !posix_memalign(&buf, 4096, 4096);
-	if (ok)
-		memset(buf, 0, 4096);
-	ok = ok && pwrite(fd, buf, 4096, 0) == 4096 && !fsync(fd);
-	free(buf);
-	if (fd >= 0)
-		close(fd);
-	return ok ? 0 : -1;
-}
-
 static int make_one(struct stack *s, const char *dev, const char *name,
 		    bool journal, char *msg, size_t len)
 {
@@ -99,7 +83,8 @@ static int make_one(struct stack *s, const char *dev, const char *name,
 	long long n;
 
 	snprintf(node, sizeof(node), "/dev/mapper/%s", name);
-	if (zero_sb(dev)) {
+	/* A zeroed first 4 KiB: the kernel writes its super block there. */
+	if (wipe(dev, 8)) {
 		snprintf(msg, len, "zeroing %s's first 4 KiB: failed", dev);
 		return -1;
 	}
@@ -115,6 +100,7 @@ static int make_one(struct stack *s, const char *dev, const char *name,
 	}
 	if (table(s, name, dev, n, journal, msg, len))
 		return -1;
+	/* Every sector written once, so each gets its tag. */
 	if (wipe(node, n)) {
 		snprintf(msg, len, "writing %s once: failed", node);
 		return -1;
