@@ -636,14 +636,21 @@ static void watch_loop(double deadline)
 	}
 }
 
+/*
+ * The kernel's detectors: khungtaskd after the hung-task timeout, the
+ * soft-lockup watchdog after twice watchdog_thresh, a third of it (20 s
+ * on the default kernel; at most 60, the kernel's limit).
+ */
 static void setup_watchdog(const struct plan *p, double up)
 {
+	int hang = p->hang_timeout > 0 ? p->hang_timeout : 60;
 	char val[16];
 	pid_t pid;
 
-	snprintf(val, sizeof(val), "%d", p->hang_timeout > 0 ?
-		 p->hang_timeout : 60);
+	snprintf(val, sizeof(val), "%d", hang);
 	write_str("/proc/sys/kernel/hung_task_timeout_secs", val);
+	snprintf(val, sizeof(val), "%d", hang / 3 > 60 ? 60 : hang / 3);
+	write_str("/proc/sys/kernel/watchdog_thresh", val);
 	snprintf(val, sizeof(val), "%d", WATCH_EVERY);
 	write_str("/proc/sys/kernel/hung_task_check_interval_secs", val);
 	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);

@@ -28,9 +28,10 @@ int fault_attr(const char *name, const char *attr, const char *val)
 	return 0;
 }
 
-int fault_setup(const char *name, int probability, long long times)
+/* DEBUGFS/name exists, debugfs mounted first if need be; 0 or -1. */
+static int debugfs_has(const char *name)
 {
-	char path[160], n[32], p[16];
+	char path[160];
 
 	snprintf(path, sizeof(path), DEBUGFS "/%s", name);
 	if (access(path, F_OK) && mount("debugfs", DEBUGFS, "debugfs", 0, NULL) &&
@@ -38,6 +39,15 @@ int fault_setup(const char *name, int probability, long long times)
 		ktap_diag("mount debugfs: %s", strerror(errno));
 		return -1;
 	}
+	return 0;
+}
+
+int fault_setup(const char *name, int probability, long long times)
+{
+	char n[32], p[16];
+
+	if (debugfs_has(name))
+		return -1;
 	snprintf(n, sizeof(n), "%lld", times);
 	snprintf(p, sizeof(p), "%d", probability);
 	/* Silently (a dump_stack is a splat); probability last. */
@@ -70,4 +80,13 @@ int fail_disk(const char *dev, int on)
 	ktap_diag("%s: every bio %s", dev, on ? "fails from now" :
 		  "succeeds again");
 	return 0;
+}
+
+int lkdtm_provoke(const char *point)
+{
+	if (debugfs_has("provoke-crash"))
+		return -1;
+	ktap_diag("LKDTM: provoking %s", point);
+	fflush(stdout);
+	return fault_attr("provoke-crash", "DIRECT", point);
 }

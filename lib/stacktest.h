@@ -226,6 +226,12 @@ int fault_attr(const char *name, const char *attr, const char *val);
 long long fault_times_left(const char *name);
 /* Every bio submitted to dev (/dev/vdb, a disk or partition) fails, or not. */
 int fail_disk(const char *dev, int on);
+/*
+ * LKDTM's crash point (SOFTLOCKUP, HARDLOCKUP, ...) in this task, through
+ * /sys/kernel/debug/provoke-crash/DIRECT: for the harness's self-tests.
+ * A lockup never returns; -1 (said why) when LKDTM is not there.
+ */
+int lkdtm_provoke(const char *point);
 
 /* ---- md: sysfs, bounded waits on md's own state, pattern regions ---- */
 

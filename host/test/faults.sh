@@ -140,6 +140,39 @@ grep -q 'did not finish: the kernel reported a hang during it' \
 	$out/guest-blocked-hang.log
 ok $? "the test the hang came in fails by name" $out/guest-blocked-hang.log
 
+# A CPU held in the kernel with preemption off: the kernel's soft-lockup
+# report (20 s) ends the run early, its stack naming the loop.
+expect guest-soft-lockup 1 'selftest-softlockup +TIMEOUT' -- \
+	./runner --topology $T/selftest-softlockup.ini
+grep -qE "hang: the kernel reported one [0-9]+ s after start, during selftests/softlockup" \
+	$out/guest-soft-lockup.log
+ok $? "the soft lockup is a hang verdict naming the test" $out/guest-soft-lockup.log
+res=$(sed -n 's/^runner: results in //p' $out/guest-soft-lockup.log)
+grep -q 'BUG: soft lockup' "$res/base/selftest-softlockup/console.log" &&
+	grep -q 'lkdtm_SOFTLOCKUP' "$res/base/selftest-softlockup/console.log"
+ok $? "the watchdog's report shows the looping stack" \
+	"$res/base/selftest-softlockup/console.log"
+wall=$(wall_s selftest-softlockup $out/guest-soft-lockup.log)
+[ -n "$wall" ] && [ "$wall" -lt 90 ]
+ok $? "the soft lockup ended the run early (${wall:-?} s, deadline 300 s)" \
+	$out/guest-soft-lockup.log
+
+# Interrupts off too: no detector in the guest (no PMU under TCG), so the
+# progress bound the test declared (10 s) ends the run, and the host's
+# NMI shows the loop.
+expect guest-hard-lockup 1 'selftest-hardlockup +TIMEOUT' -- \
+	./runner --topology $T/selftest-hardlockup.ini
+grep -qE "no progress: nothing on the KTAP port for 10 s \(the bound of a hard lockup\), during selftests/hardlockup" \
+	$out/guest-hard-lockup.log
+ok $? "the hard lockup ends at the test's bound, named" $out/guest-hard-lockup.log
+grep -q "the guest's stack at the deadline's NMI" $out/guest-hard-lockup.log &&
+	grep -q 'lkdtm_HARDLOCKUP' $out/guest-hard-lockup.log
+ok $? "the deadline's NMI shows the looping stack" $out/guest-hard-lockup.log
+wall=$(wall_s selftest-hardlockup $out/guest-hard-lockup.log)
+[ -n "$wall" ] && [ "$wall" -lt 90 ]
+ok $? "the hard lockup ended the run early (${wall:-?} s, deadline 300 s)" \
+	$out/guest-hard-lockup.log
+
 # A step quiet past the progress bound it declared (10 s), after 20 s
 # of notes that kept it alive: the host ends the run then, naming it.
 expect guest-no-progress 1 'selftest-quiet +TIMEOUT' -- \
