@@ -2,9 +2,11 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -376,4 +378,17 @@ const char *env_or(const char *name, const char *def)
 	const char *v = getenv(name);
 
 	return v && *v ? v : def;
+}
+
+long long dev_sectors(const char *dev)
+{
+	unsigned long long bytes = 0;
+	int fd = open(dev, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, BLKGETSIZE64, &bytes))
+		bytes = 0;
+	close(fd);
+	return bytes / 512;
 }

@@ -98,6 +98,11 @@ int run_out(const char *const argv[], char *out, size_t outlen);
 /* The first line of `dmsetup status NAME` in out; 0 on success. */
 int dm_status(const char *name, char *out, size_t len);
 int write_str(const char *path, const char *s);
+/*
+ * Size of a block device in 512-byte sectors: 0 when it cannot say, -1
+ * when it cannot be opened.
+ */
+long long dev_sectors(const char *dev);
 long long read_ll(const char *path);
 /* A counter from /proc/vmstat, -1 when absent. */
 long long vmstat(const char *name);

@@ -1,27 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* device-mapper with dmsetup: what every dm layer kind uses. */
-#include <fcntl.h>
-#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "stack.h"
-
-long long dev_sectors(const char *dev)
-{
-	unsigned long long bytes = 0;
-	int fd = open(dev, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	if (ioctl(fd, BLKGETSIZE64, &bytes))
-		bytes = 0;
-	close(fd);
-	return bytes / 512;
-}
 
 /* dmsetup create NAME TABLE_FILE; the node is /dev/mapper/NAME. */
 int dm_create(struct stack *s, const char *name, const char *table,

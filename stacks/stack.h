@@ -45,8 +45,6 @@ int stack_lower(struct stack *s, char *dev, size_t len, char *msg,
 		size_t mlen);
 /* Free disk i of those the building layer takes. */
 const char *stack_disk(const struct stack *s, int i);
-/* Size of a block device in 512-byte sectors, -1 on error. */
-long long dev_sectors(const char *dev);
 
 /*
  * device-mapper (dm.c): dmsetup create NAME from TABLE (its node becomes

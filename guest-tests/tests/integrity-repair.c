@@ -25,9 +25,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <linux/fs.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "stacktest.h"
@@ -103,18 +101,6 @@ static int pread_direct(const char *dev, void *buf, long long off)
 	return n == BLK ? 0 : -1;
 }
 
-static long long dev_bytes(const char *dev)
-{
-	unsigned long long size = 0;
-	int fd = open(dev, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0 || ioctl(fd, BLKGETSIZE64, &size))
-		size = 0;
-	if (fd >= 0)
-		close(fd);
-	return size;
-}
-
 /*
  * The blocks to rot, as md holds them: in every other chunk, set 0 in
  * the even ones, set 1 in the odd ones.
@@ -139,7 +125,7 @@ static int pick_blocks(int set)
 static int locate_raw(void)
 {
 	unsigned char *buf = NULL;
-	long long off, found = 0, size = dev_bytes(raw);
+	long long off, found = 0, size = dev_sectors(raw) * 512;
 	int fd = open(raw, O_RDONLY | O_DIRECT | O_CLOEXEC), i, b;
 
 	for (i = 0; i < NBLOCKS; i++)
