@@ -84,8 +84,9 @@ check: all
 # discards on base and the raid10 discard replay.
 PROVE_TOPOLOGIES := raid1,raid10,raid5,dm-linear,dm-crypt,lvm,brd,zram,raid1-swapdev,drbd-swapfile,dm-zoned,raid1-delay
 # The newer stacks (RAID6; swap files on xfs and btrfs; dm-writecache;
-# dm-zoned on a zoned null_blk): their 6.12 verdicts are not checked yet.
-PROVE_TOPOLOGIES_61 := raid6,raid1-xfs-swapfile,btrfs-swapfile,dm-writecache,dm-zoned-nullb
+# dm-zoned on a zoned null_blk), on both kernels (make history keeps the
+# first twelve).
+PROVE_TOPOLOGIES_NEW := raid6,raid1-xfs-swapfile,btrfs-swapfile,dm-writecache,dm-zoned-nullb
 comma := ,
 PROVE_SERIES := patches/base,patches/replay-5.12-rc1-swapfile,patches/replay-2014-rw-page
 DURABLE_TOPOLOGIES := durable-raid1,durable-raid1-ext4,durable-raid5,durable-crypt-raid1,durable-lvm
@@ -106,7 +107,7 @@ prove: all
 	exit $$st
 
 prove-swap: all
-	./runner --kernel $(KERNEL) --topology $(PROVE_TOPOLOGIES)$(if $(filter linux-source-6.1,$(KERNEL)),$(comma)$(PROVE_TOPOLOGIES_61)) \
+	./runner --kernel $(KERNEL) --topology $(PROVE_TOPOLOGIES)$(if $(PROVE_TOPOLOGIES_NEW),$(comma)$(PROVE_TOPOLOGIES_NEW)) \
 		--series $(PROVE_SERIES) --expect patches/prove.expect
 
 prove-durability: all
