@@ -2,7 +2,8 @@
 /*
  * The kernel's fault injectors (Documentation/fault-injection/): a disk's
  * bios failed by fail_make_request, the way a dying disk fails them, so
- * the stacking driver above takes its real error path.
+ * the stacking driver above takes its real error path; and LKDTM's crash
+ * points, for the harness's self-tests.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,7 +29,7 @@ int fault_attr(const char *name, const char *attr, const char *val)
 	return 0;
 }
 
-/* DEBUGFS/name exists, debugfs mounted first if need be; 0 or -1. */
+/* debugfs mounted if DEBUGFS/name is not there yet; 0, or -1 (said why). */
 static int debugfs_has(const char *name)
 {
 	char path[160];
