@@ -34,6 +34,9 @@ step dmz build/bin/dmz-tests
 step raid10 ./runner --topology raid10 --junit build/check/raid10.xml \
 	--json build/check/raid10.json --tap
 step reports host/test/reports.sh
+# The kernel store: the base kernel kept, and taken back by a build
+# folder without it.
+step store host/test/store.sh
 # Two guests each: one topology at a time (four QEMUs on two cores would
 # only stretch the DRBD waits).
 step drbd ./runner --topology drbd,drbd-swapfile,drbd-raid1 --jobs 1

@@ -27,6 +27,7 @@
 #include "kbuild.h"
 #include "kconfig.h"
 #include "ksource.h"
+#include "kstore.h"
 
 char *series_file(const char *dir, const char *kseries)
 {
@@ -377,6 +378,33 @@ static int rebase_one(const char *path, const struct stat *st, int type,
 	return 0;
 }
 
+/* Where SEED's objects were built: its tree file, else REAL/src. */
+static char *built_at(const char *seed, const char *real)
+{
+	char *path = xasprintf("%s/tree", seed);
+	char *text = read_file(path, NULL);
+
+	free(path);
+	if (text && *text) {
+		trim_end(text);
+		return text;
+	}
+	free(text);
+	return xasprintf("%s/src", real);
+}
+
+/* Where this key's objects are built, for copy_objects() of a later seed. */
+static void write_tree(const char *dir)
+{
+	char *src = xasprintf("%s/src", dir), *path, real[PATH_MAX];
+
+	path = xasprintf("%s/tree", dir);
+	if (!realpath(src, real) || write_file_atomic(path, real, strlen(real)))
+		die("cannot write %s: %s", path, strerror(errno));
+	free(path);
+	free(src);
+}
+
 /* SEED's objects (SEED/src/out) into tree/out, as if built there. */
 static void copy_objects(const struct kbuild_opts *o, const char *seed,
 			 const char *tree, const char *final, const char *log)
@@ -392,10 +420,13 @@ static void copy_objects(const struct kbuild_opts *o, const char *seed,
 	version = xasprintf("%s/.version", to);
 	unlink(version);
 	free(version);
-	/* objtool records physical paths: resolve symlinks. */
+	/*
+	 * objtool records physical paths: resolve symlinks.  A seed from
+	 * the kernel store was built elsewhere: its tree file says where.
+	 */
 	if (!realpath(seed, real) || !realpath(o->build, dir))
 		die("cannot resolve %s: %s", seed, strerror(errno));
-	rebase_from = xasprintf("%s/src", real);
+	rebase_from = built_at(seed, real);
 	rebase_to = xasprintf("%s%s", dir, final + strlen(o->build));
 	tools = xasprintf("%s/tools", to);
 	if (path_exists(tools) && nftw(tools, rebase_one, 32, FTW_PHYS))
@@ -607,6 +638,12 @@ void kbuild(const struct kbuild_opts *o, struct kernel *k)
 	lock = lock_build(k->dir, k->key);
 	if (built(stamp, k))
 		goto cached;
+	log = xasprintf("%s/store.log", k->dir);
+	if (!o->parent && kstore_fetch(k->key, k->dir, log)) {
+		free(log);
+		goto cached;
+	}
+	free(log);
 	printf("kernel: building %s (%s, %d patches from %s%s%s)\n", k->key,
 	       k->source_version, n, o->series,
 	       o->profile ? ", profile " : "", o->profile ? o->profile : "");
@@ -649,6 +686,7 @@ void kbuild(const struct kbuild_opts *o, struct kernel *k)
 	tmp = xasprintf("%s/src/out/.config", k->dir);
 	copy_file(tmp, k->config);
 	free(tmp);
+	write_tree(k->dir);
 	if (write_file_atomic(stamp, k->source_version,
 			      strlen(k->source_version)))
 		die("cannot write %s: %s", stamp, strerror(errno));
@@ -659,6 +697,19 @@ cached:
 	k->cached = true;
 	k->unavailable = read_file(unav, NULL);
 out:
+	/*
+	 * Not a mutant's: one build, thrown away after its run.  A key built
+	 * before tree files were written was built here.
+	 */
+	log = xasprintf("%s/store.log", k->dir);
+	if (!o->parent && kstore_dir()) {
+		tmp = xasprintf("%s/tree", k->dir);
+		if (!path_exists(tmp))
+			write_tree(k->dir);
+		free(tmp);
+		kstore_put(k->key, k->dir, log);
+	}
+	free(log);
 	if (lock >= 0)
 		close(lock);
 	for (i = 0; i < n; i++)
