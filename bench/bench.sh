@@ -32,6 +32,18 @@ scratch=$(STACKTEST_NO_SEED=1 t ./runner --build-only --series $w/one-file)
 cmp -s "build/kernels/$key/bzImage" $w/bzImage.seeded && same=yes || same=no
 rm -rf "build/kernels/$key"
 
+echo "bench: the base kernel for a build folder without it: built (ccache warm), then from the kernel store"
+key=$(./runner --build-only | sed -n 's/.*kernel \([0-9a-f]*\) \(built\|cached\).*/\1/p')
+mv "build/kernels/$key" $w/base-aside
+fresh=$(t ./runner --build-only)
+STACKTEST_KERNEL_STORE=$root/$w/store ./runner --build-only >/dev/null
+rm -rf "build/kernels/$key"
+stored=$(STACKTEST_KERNEL_STORE=$root/$w/store t ./runner --build-only)
+grep -q 'taken from the kernel store' $w/last.log &&
+	cmp -s "build/kernels/$key/bzImage" $w/base-aside/bzImage && fromstore=yes || fromstore=no
+rm -rf "build/kernels/$key" $w/store
+mv $w/base-aside "build/kernels/$key"
+
 echo "bench: every topology, one at a time (--jobs 1)"
 all1=$(t ./runner --all --accel tcg --jobs 1)
 cp $w/last.log $w/all-jobs1.log
@@ -39,6 +51,6 @@ echo "bench: every topology, two at a time (--jobs 2)"
 all2=$(t ./runner --all --accel tcg --jobs 2)
 cp $w/last.log $w/all-jobs2.log
 
-printf 'cold=%s\nsecond=%s\nscratch=%s\nseeded=%s\nsame=%s\nall1=%s\nall2=%s\n' \
-	"$cold" "$second" "$scratch" "$seeded" "$same" "$all1" "$all2" > $w/times
+printf 'cold=%s\nsecond=%s\nscratch=%s\nseeded=%s\nsame=%s\nfresh=%s\nstored=%s\nfromstore=%s\nall1=%s\nall2=%s\n' \
+	"$cold" "$second" "$scratch" "$seeded" "$same" "$fresh" "$stored" "$fromstore" "$all1" "$all2" > $w/times
 bench/report.sh

@@ -35,6 +35,8 @@ firstmax=$(rows $w/all-jobs1.log | sort -k5 -n -r | head -1 | awk '{ print $1, $
 	printf '| cold kernel build (tinyconfig + fragment, -j%s, no ccache) | %.0f s | - | |\n' "$(nproc)" "$cold"
 	printf '| build for a second series changing one file (seeded from the unpatched build: %s) | %.0f s | 90 s | %s |\n' "$seeded" "$second" "$(goal "$second" 90)"
 	printf '| the same from scratch (ccache warm; same bzImage, byte for byte: %s) | %.0f s | - | |\n' "$same" "$scratch"
+	printf '| the base kernel for a fresh build folder, built (ccache warm) | %.0f s | - | |\n' "$fresh"
+	printf '| the same taken from the kernel store (that image: %s) | %.0f s | - | |\n' "$fromstore" "$stored"
 	printf '| whole --all matrix, --jobs 1 | %.0f s | 300 s | %s |\n' "$all1" "$(goal "$all1" 300)"
 	printf '| whole --all matrix, --jobs 2 | %.0f s | 300 s | %s |\n' "$all2" "$(goal "$all2" 300)"
 	echo "| peak memory of one child (a QEMU), --jobs 1 / 2 | $peak1 / $peak2 | - | |"
