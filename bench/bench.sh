@@ -34,6 +34,7 @@ rm -rf "build/kernels/$key"
 
 echo "bench: the base kernel for a build folder without it: built (ccache warm), then from the kernel store"
 key=$(./runner --build-only | sed -n 's/.*kernel \([0-9a-f]*\) \(built\|cached\).*/\1/p')
+[ -n "$key" ] || { echo "bench: no base kernel"; exit 1; }
 mv "build/kernels/$key" $w/base-aside
 fresh=$(t ./runner --build-only)
 STACKTEST_KERNEL_STORE=$root/$w/store ./runner --build-only >/dev/null

@@ -393,6 +393,25 @@ static char *built_at(const char *seed, const char *real)
 	return xasprintf("%s/src", real);
 }
 
+/*
+ * From the kernel store, if it may be used and has the key.  A fetch cut
+ * short (tree, no ok: the key is not built) left the store's files here:
+ * they go first, store or not, so nothing builds through their links.
+ */
+static bool fetch(struct kernel *k, bool use_store)
+{
+	char *tree = xasprintf("%s/tree", k->dir);
+	char *log = xasprintf("%s/store.log", k->dir);
+	bool taken;
+
+	if (path_exists(tree))
+		kstore_clear(k->dir);
+	taken = use_store && kstore_fetch(k->key, k->dir, log);
+	free(tree);
+	free(log);
+	return taken;
+}
+
 /* Where this key's objects are built, for copy_objects() of a later seed. */
 static void write_tree(const char *dir)
 {
@@ -638,12 +657,8 @@ void kbuild(const struct kbuild_opts *o, struct kernel *k)
 	lock = lock_build(k->dir, k->key);
 	if (built(stamp, k))
 		goto cached;
-	log = xasprintf("%s/store.log", k->dir);
-	if (!o->parent && kstore_fetch(k->key, k->dir, log)) {
-		free(log);
+	if (fetch(k, !o->parent && kstore_dir()))
 		goto cached;
-	}
-	free(log);
 	printf("kernel: building %s (%s, %d patches from %s%s%s)\n", k->key,
 	       k->source_version, n, o->series,
 	       o->profile ? ", profile " : "", o->profile ? o->profile : "");
@@ -698,18 +713,19 @@ cached:
 	k->unavailable = read_file(unav, NULL);
 out:
 	/*
-	 * Not a mutant's: one build, thrown away after its run.  A key built
-	 * before tree files were written was built here.
+	 * Kept in the store after its build or a use (not a mutant's: one
+	 * build, thrown away after its run).  A key built before tree files
+	 * were written was built here.
 	 */
-	log = xasprintf("%s/store.log", k->dir);
 	if (!o->parent && kstore_dir()) {
+		log = xasprintf("%s/store.log", k->dir);
 		tmp = xasprintf("%s/tree", k->dir);
 		if (!path_exists(tmp))
 			write_tree(k->dir);
-		free(tmp);
 		kstore_put(k->key, k->dir, log);
+		free(tmp);
+		free(log);
 	}
-	free(log);
 	if (lock >= 0)
 		close(lock);
 	for (i = 0; i < n; i++)

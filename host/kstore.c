@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The kernel store (kstore.h), by default ~/.cache/stacktest/kernels;
- * STACKTEST_KERNEL_STORE names another, or none when empty.  An entry is STORE/KEY: the kernel
- * folder's bzImage, config, unavailable, build.log, tree (where its
- * objects were built: copy_objects() rewrites objtool's paths from it)
- * and src, hard-linked, plus "compiler": gcc's version, which the key
- * does not hold; an entry built by another gcc is not taken.  Entries
- * come in whole (a temporary folder renamed); the least recently used
- * go once there are more than KSTORE_KEEP.
+ * STACKTEST_KERNEL_STORE names another, or none when empty.  An entry is
+ * STORE/KEY: the kernel folder's tree (where its objects were built:
+ * copy_objects() rewrites objtool's paths from it), bzImage, config,
+ * unavailable, build.log, src and ok, hard-linked, plus "toolchain": what
+ * the build key does not hold but the image depends on (gcc's and ld's
+ * versions, kbuild's flag variables, KSTORE_RECIPE); an entry whose
+ * toolchain differs is not taken.  Entries come in whole (a temporary
+ * folder renamed) and go whole (renamed away, then removed), the least
+ * recently used once there are more than KSTORE_KEEP.
+ *
+ * A fetch links tree first and ok last: a build folder that has tree but
+ * no ok holds a fetch cut short, whose files are the store's, and kbuild
+ * removes them (kstore_clear()) before it builds there.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -17,15 +23,21 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kstore.h"
 #include "util.h"
 
-#define KSTORE_KEEP 24
+#define KSTORE_KEEP 32	/* make check keeps about 20 */
+/* Bump when kbuild's recipe (compile(), kconfig) changes the image. */
+#define KSTORE_RECIPE 1
+/* A temporary folder this old is a dead runner's. */
+#define KSTORE_STALE_S 3600
 
+/* In link order: tree first, ok last. */
 static const char *const entry_files[] = {
-	"bzImage", "config", "unavailable", "build.log", "tree", "src", "ok",
+	"tree", "bzImage", "config", "unavailable", "build.log", "src", "ok",
 };
 
 const char *kstore_dir(void)
@@ -41,6 +53,51 @@ const char *kstore_dir(void)
 	return dflt;
 }
 
+/* The first line cmd prints, or "". */
+static void first_line(const char *cmd, struct strbuf *sb)
+{
+	char buf[256] = "";
+	FILE *p = popen(cmd, "r");
+
+	if (p) {
+		if (!fgets(buf, sizeof(buf), p))
+			buf[0] = 0;
+		pclose(p);
+	}
+	buf[strcspn(buf, "\n")] = 0;
+	sb_printf(sb, "%s\n", buf);
+}
+
+static char *toolchain(void)
+{
+	static const char *const vars[] = {
+		"KCFLAGS", "KCPPFLAGS", "KAFLAGS", "KRUSTFLAGS", "LLVM",
+		"CROSS_COMPILE", "ARCH", "LOCALVERSION",
+	};
+	struct strbuf sb = { 0 };
+	size_t i;
+
+	sb_printf(&sb, "recipe %d\n", KSTORE_RECIPE);
+	first_line("gcc -dumpfullversion 2>/dev/null", &sb);
+	first_line("ld --version 2>/dev/null", &sb);
+	for (i = 0; i < ARRAY_SIZE(vars); i++)
+		if (getenv(vars[i]))
+			sb_printf(&sb, "%s=%s\n", vars[i], getenv(vars[i]));
+	return sb.buf;
+}
+
+static bool same_toolchain(const char *entry)
+{
+	char *path = xasprintf("%s/toolchain", entry);
+	char *text = read_file(path, NULL), *now = toolchain();
+	bool same = text && !strcmp(text, now);
+
+	free(path);
+	free(text);
+	free(now);
+	return same;
+}
+
 /* Hard links need the store and dir on one file system. */
 static bool same_fs(const char *store, const char *dir)
 {
@@ -50,12 +107,11 @@ static bool same_fs(const char *store, const char *dir)
 	       a.st_dev == b.st_dev;
 }
 
-/* Dir back to its state before a fetch that failed half-way. */
-static void unlink_files(const char *dir)
+void kstore_clear(const char *dir)
 {
 	int i;
 
-	for (i = 0; i < (int)ARRAY_SIZE(entry_files); i++) {
+	for (i = ARRAY_SIZE(entry_files) - 1; i >= 0; i--) {
 		char *p = xasprintf("%s/%s", dir, entry_files[i]);
 
 		rm_rf(p);
@@ -63,37 +119,7 @@ static void unlink_files(const char *dir)
 	}
 }
 
-/* gcc's version, the compiler kbuild runs (through ccache). */
-static char *compiler(void)
-{
-	char buf[128] = "";
-	FILE *p = popen("gcc -dumpfullversion 2>/dev/null", "r");
-
-	if (p) {
-		if (!fgets(buf, sizeof(buf), p))
-			buf[0] = 0;
-		pclose(p);
-	}
-	trim_end(buf);
-	return xstrdup(buf);
-}
-
-static bool same_compiler(const char *entry)
-{
-	char *path = xasprintf("%s/compiler", entry);
-	char *text = read_file(path, NULL), *now = compiler();
-	bool same;
-
-	if (text)
-		trim_end(text);
-	same = text && *now && !strcmp(text, now);
-	free(path);
-	free(text);
-	free(now);
-	return same;
-}
-
-/* cp -al FROM/NAME... TO: NAMEs that exist. */
+/* cp -al FROM/NAME... TO: the NAMEs that exist, in entry_files' order. */
 static int link_files(const char *from, const char *to, const char *log)
 {
 	char *argv[ARRAY_SIZE(entry_files) + 5];
@@ -127,16 +153,20 @@ bool kstore_fetch(const char *key, const char *dir, const char *log)
 		return false;
 	entry = xasprintf("%s/%s", store, key);
 	ok = xasprintf("%s/ok", entry);
-	if (path_exists(ok) && same_compiler(entry) && same_fs(store, dir)) {
-		taken = !link_files(entry, dir, log);
+	if (path_exists(ok) && same_toolchain(entry) && same_fs(store, dir)) {
+		/* Used now: eviction takes it last. */
+		utimes(entry, NULL);
+		/* What an interrupted build of this key left goes. */
+		kstore_clear(dir);
+		/* Evicted while linking: its ok went first, or is gone. */
+		taken = !link_files(entry, dir, log) && path_exists(ok);
 		if (taken) {
-			utimes(entry, NULL);
 			printf("kernel: %s taken from the kernel store %s\n",
 			       key, store);
 		} else {
 			warnx_("cannot link %s into %s (see %s); building it",
 			       entry, dir, log);
-			unlink_files(dir);
+			kstore_clear(dir);
 		}
 	}
 	free(entry);
@@ -144,27 +174,40 @@ bool kstore_fetch(const char *key, const char *dir, const char *log)
 	return taken;
 }
 
-/* Remove the least recently used entries past KSTORE_KEEP. */
-static void evict(const char *store)
+/* A temporary folder of a runner long dead: removed. */
+static void remove_stale(const char *path, const struct stat *st)
+{
+	if (time(NULL) - st->st_mtime > KSTORE_STALE_S)
+		rm_rf(path);
+}
+
+/* The least recently used entry in oldest (NULL: none); how many there are. */
+static int scan(const char *store, char **oldest)
 {
 	DIR *d = opendir(store);
 	struct dirent *e;
-	char *oldest = NULL;
 	time_t t_old = 0;
-	int n = 0;
 	struct stat st;
+	int n = 0;
 
+	*oldest = NULL;
 	while (d && (e = readdir(d))) {
 		char *p;
 
-		if (e->d_name[0] == '.')
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		p = xasprintf("%s/%s", store, e->d_name);
-		if (!stat(p, &st) && S_ISDIR(st.st_mode)) {
+		if (stat(p, &st) || !S_ISDIR(st.st_mode)) {
+			free(p);
+			continue;
+		}
+		if (e->d_name[0] == '.') {
+			remove_stale(p, &st);
+		} else {
 			n++;
-			if (!oldest || st.st_mtime < t_old) {
-				free(oldest);
-				oldest = xstrdup(p);
+			if (!*oldest || st.st_mtime < t_old) {
+				free(*oldest);
+				*oldest = xstrdup(p);
 				t_old = st.st_mtime;
 			}
 		}
@@ -172,35 +215,53 @@ static void evict(const char *store)
 	}
 	if (d)
 		closedir(d);
-	if (n > KSTORE_KEEP && oldest) {
-		rm_rf(oldest);
+	return n;
+}
+
+/* Past KSTORE_KEEP entries: each goes whole (renamed away, then removed). */
+static void evict(const char *store)
+{
+	char *oldest, *gone;
+	bool ok = true;
+
+	while (ok && scan(store, &oldest) > KSTORE_KEEP && oldest) {
+		gone = xasprintf("%s/.evicted.%d", store, (int)getpid());
+		ok = !rename(oldest, gone) && !rm_rf(gone);
+		free(gone);
 		free(oldest);
-		evict(store);
-		return;
 	}
-	free(oldest);
+	if (ok)
+		return;
+	warnx_("cannot remove an old entry of the kernel store %s", store);
 }
 
 void kstore_put(const char *key, const char *dir, const char *log)
 {
 	const char *store = kstore_dir();
-	char *entry, *tmp, *cc, *path;
+	char *entry, *tmp, *tc, *path;
 
-	if (!store)
+	if (!store || !same_fs(store, dir))
 		return;
 	entry = xasprintf("%s/%s", store, key);
-	if (path_exists(entry) || !same_fs(store, dir)) {
-		utimes(entry, NULL);	/* used: the last to go */
+	if (path_exists(entry) && same_toolchain(entry)) {
+		utimes(entry, NULL);	/* used: eviction takes it last */
 		free(entry);
 		return;
 	}
 	tmp = xasprintf("%s/.%s.%d", store, key, (int)getpid());
+	/* Another toolchain's entry: this one replaces it. */
+	if (path_exists(entry) && (rename(entry, tmp) || rm_rf(tmp))) {
+		warnx_("cannot replace %s in the kernel store", entry);
+		free(tmp);
+		free(entry);
+		return;
+	}
 	rm_rf(tmp);
-	cc = compiler();
-	path = xasprintf("%s/compiler", tmp);
+	tc = toolchain();
+	path = xasprintf("%s/toolchain", tmp);
 	if (mkdir_p(tmp) || link_files(dir, tmp, log) ||
-	    write_file_atomic(path, cc, strlen(cc)) || rename(tmp, entry)) {
-		/* Another runner stored it first, or the store is elsewhere. */
+	    write_file_atomic(path, tc, strlen(tc)) || rename(tmp, entry)) {
+		/* Another runner stored it first, or the store failed. */
 		if (!path_exists(entry))
 			warnx_("kernel %s not kept in the store %s (see %s)", key,
 			       store, log);
@@ -210,7 +271,7 @@ void kstore_put(const char *key, const char *dir, const char *log)
 		evict(store);
 	}
 	free(path);
-	free(cc);
+	free(tc);
 	free(tmp);
 	free(entry);
 }

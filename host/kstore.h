@@ -20,7 +20,15 @@ const char *kstore_dir(void);
  * caller, not yet built); true when it was there and is now in dir.
  */
 bool kstore_fetch(const char *key, const char *dir, const char *log);
-/* Dir's finished kernel into the store, if it is not there yet. */
+/*
+ * Dir's finished kernel (just built, or used) into the store, if it is
+ * not there yet for this toolchain; marked used if it is.
+ */
 void kstore_put(const char *key, const char *dir, const char *log);
+/*
+ * Remove what a fetch into dir may have linked (a fetch cut short leaves
+ * dir/tree without dir/ok), so nothing is built through the store's links.
+ */
+void kstore_clear(const char *dir);
 
 #endif
