@@ -702,6 +702,8 @@ void kbuild(const struct kbuild_opts *o, struct kernel *k)
 	copy_file(tmp, k->config);
 	free(tmp);
 	write_tree(k->dir);
+	if (kstore_write_toolchain(k->dir))
+		die("cannot write %s/toolchain: %s", k->dir, strerror(errno));
 	if (write_file_atomic(stamp, k->source_version,
 			      strlen(k->source_version)))
 		die("cannot write %s: %s", stamp, strerror(errno));
@@ -714,16 +716,11 @@ cached:
 out:
 	/*
 	 * Kept in the store after its build or a use (not a mutant's: one
-	 * build, thrown away after its run).  A key built before tree files
-	 * were written was built here.
+	 * build, thrown away after its run).
 	 */
 	if (!o->parent && kstore_dir()) {
 		log = xasprintf("%s/store.log", k->dir);
-		tmp = xasprintf("%s/tree", k->dir);
-		if (!path_exists(tmp))
-			write_tree(k->dir);
 		kstore_put(k->key, k->dir, log);
-		free(tmp);
 		free(log);
 	}
 	if (lock >= 0)

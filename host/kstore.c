@@ -4,10 +4,11 @@
  * STACKTEST_KERNEL_STORE names another, or none when empty.  An entry is
  * STORE/KEY: the kernel folder's tree (where its objects were built:
  * copy_objects() rewrites objtool's paths from it), bzImage, config,
- * unavailable, build.log, src and ok, hard-linked, plus "toolchain": what
- * the build key does not hold but the image depends on (gcc's and ld's
- * versions, kbuild's flag variables, KSTORE_RECIPE); an entry whose
- * toolchain differs is not taken.  Entries come in whole (a temporary
+ * unavailable, build.log, src and ok, hard-linked, and "toolchain",
+ * written at its build: what the build key does not hold but the image
+ * depends on (gcc's and ld's versions, kbuild's flag variables,
+ * KSTORE_RECIPE).  Only a folder built by what builds now goes in, and
+ * only an entry built so is taken.  Entries come in whole (a temporary
  * folder renamed) and go whole (renamed away, then removed), the least
  * recently used once there are more than KSTORE_KEEP.
  *
@@ -37,7 +38,8 @@
 
 /* In link order: tree first, ok last. */
 static const char *const entry_files[] = {
-	"tree", "bzImage", "config", "unavailable", "build.log", "src", "ok",
+	"tree", "toolchain", "bzImage", "config", "unavailable", "build.log",
+	"src", "ok",
 };
 
 const char *kstore_dir(void)
@@ -53,8 +55,8 @@ const char *kstore_dir(void)
 	return dflt;
 }
 
-/* The first line cmd prints, or "". */
-static void first_line(const char *cmd, struct strbuf *sb)
+/* The first line cmd prints into sb; false when it prints none. */
+static bool first_line(const char *cmd, struct strbuf *sb)
 {
 	char buf[256] = "";
 	FILE *p = popen(cmd, "r");
@@ -66,8 +68,10 @@ static void first_line(const char *cmd, struct strbuf *sb)
 	}
 	buf[strcspn(buf, "\n")] = 0;
 	sb_printf(sb, "%s\n", buf);
+	return *buf;
 }
 
+/* NULL when gcc's or ld's version cannot be read: then no store. */
 static char *toolchain(void)
 {
 	static const char *const vars[] = {
@@ -78,23 +82,36 @@ static char *toolchain(void)
 	size_t i;
 
 	sb_printf(&sb, "recipe %d\n", KSTORE_RECIPE);
-	first_line("gcc -dumpfullversion 2>/dev/null", &sb);
-	first_line("ld --version 2>/dev/null", &sb);
+	if (!first_line("gcc -dumpfullversion 2>/dev/null", &sb) ||
+	    !first_line("ld --version 2>/dev/null", &sb)) {
+		sb_free(&sb);
+		return NULL;
+	}
 	for (i = 0; i < ARRAY_SIZE(vars); i++)
 		if (getenv(vars[i]))
 			sb_printf(&sb, "%s=%s\n", vars[i], getenv(vars[i]));
 	return sb.buf;
 }
 
-static bool same_toolchain(const char *entry)
+int kstore_write_toolchain(const char *dir)
 {
-	char *path = xasprintf("%s/toolchain", entry);
-	char *text = read_file(path, NULL), *now = toolchain();
-	bool same = text && !strcmp(text, now);
+	char *tc = toolchain(), *path = xasprintf("%s/toolchain", dir);
+	int rc = tc ? write_file_atomic(path, tc, strlen(tc)) : 0;
+
+	free(tc);
+	free(path);
+	return rc;
+}
+
+/* Folder's toolchain file says what builds now (NULL: unknown, never). */
+static bool built_by(const char *folder, const char *now)
+{
+	char *path = xasprintf("%s/toolchain", folder);
+	char *text = read_file(path, NULL);
+	bool same = now && text && !strcmp(text, now);
 
 	free(path);
 	free(text);
-	free(now);
 	return same;
 }
 
@@ -109,8 +126,11 @@ static bool same_fs(const char *store, const char *dir)
 
 void kstore_clear(const char *dir)
 {
+	char *staging = xasprintf("%s/src.tmp", dir);
 	int i;
 
+	rm_rf(staging);
+	free(staging);
 	for (i = ARRAY_SIZE(entry_files) - 1; i >= 0; i--) {
 		char *p = xasprintf("%s/%s", dir, entry_files[i]);
 
@@ -146,14 +166,15 @@ static int link_files(const char *from, const char *to, const char *log)
 bool kstore_fetch(const char *key, const char *dir, const char *log)
 {
 	const char *store = kstore_dir();
-	char *entry, *ok;
+	char *entry, *ok, *now;
 	bool taken = false;
 
 	if (!store)
 		return false;
 	entry = xasprintf("%s/%s", store, key);
 	ok = xasprintf("%s/ok", entry);
-	if (path_exists(ok) && same_toolchain(entry) && same_fs(store, dir)) {
+	now = toolchain();
+	if (path_exists(ok) && built_by(entry, now) && same_fs(store, dir)) {
 		/* Used now: eviction takes it last. */
 		utimes(entry, NULL);
 		/* What an interrupted build of this key left goes. */
@@ -169,12 +190,27 @@ bool kstore_fetch(const char *key, const char *dir, const char *log)
 			kstore_clear(dir);
 		}
 	}
+	free(now);
 	free(entry);
 	free(ok);
 	return taken;
 }
 
-/* A temporary folder of a runner long dead: removed. */
+/* A build key: 16 hex digits (nothing else in the store is an entry). */
+static bool is_key(const char *name)
+{
+	return strlen(name) == 16 && strspn(name, "0123456789abcdef") == 16;
+}
+
+/* Ours: .KEY.PID (a put) or .gone.PID.N (an entry on its way out). */
+static bool is_temporary(const char *name)
+{
+	return (name[0] == '.' && strlen(name) > 17 && name[17] == '.' &&
+		strspn(name + 1, "0123456789abcdef") == 16) ||
+	       !strncmp(name, ".gone.", 6);
+}
+
+/* A temporary folder untouched for an hour is a dead runner's: removed. */
 static void remove_stale(const char *path, const struct stat *st)
 {
 	if (time(NULL) - st->st_mtime > KSTORE_STALE_S)
@@ -201,9 +237,9 @@ static int scan(const char *store, char **oldest)
 			free(p);
 			continue;
 		}
-		if (e->d_name[0] == '.') {
+		if (is_temporary(e->d_name)) {
 			remove_stale(p, &st);
-		} else {
+		} else if (is_key(e->d_name)) {
 			n++;
 			if (!*oldest || st.st_mtime < t_old) {
 				free(*oldest);
@@ -218,49 +254,69 @@ static int scan(const char *store, char **oldest)
 	return n;
 }
 
-/* Past KSTORE_KEEP entries: each goes whole (renamed away, then removed). */
+/*
+ * Folder out of the store whole: renamed to a name of ours (its time set
+ * now, so no other runner takes it for a dead one's), then removed.
+ */
+static int remove_entry(const char *store, const char *folder)
+{
+	static int seq;
+	char *gone = xasprintf("%s/.gone.%d.%d", store, (int)getpid(), seq++);
+	int rc;
+
+	rm_rf(gone);
+	rc = rename(folder, gone);
+	if (!rc) {
+		utimes(gone, NULL);
+		rc = rm_rf(gone);
+	}
+	free(gone);
+	return rc;
+}
+
+/* Past KSTORE_KEEP entries, the least recently used go. */
 static void evict(const char *store)
 {
-	char *oldest, *gone;
-	bool ok = true;
+	char *oldest = NULL;
+	int rc = 0;
 
-	while (ok && scan(store, &oldest) > KSTORE_KEEP && oldest) {
-		gone = xasprintf("%s/.evicted.%d", store, (int)getpid());
-		ok = !rename(oldest, gone) && !rm_rf(gone);
-		free(gone);
+	while (!rc && scan(store, &oldest) > KSTORE_KEEP && oldest) {
+		rc = remove_entry(store, oldest);
 		free(oldest);
+		oldest = NULL;
 	}
-	if (ok)
-		return;
-	warnx_("cannot remove an old entry of the kernel store %s", store);
+	free(oldest);
+	if (rc)
+		warnx_("cannot remove an old entry of the kernel store %s",
+		       store);
 }
 
 void kstore_put(const char *key, const char *dir, const char *log)
 {
 	const char *store = kstore_dir();
-	char *entry, *tmp, *tc, *path;
+	char *entry, *tmp, *now;
 
 	if (!store || !same_fs(store, dir))
 		return;
 	entry = xasprintf("%s/%s", store, key);
-	if (path_exists(entry) && same_toolchain(entry)) {
+	now = toolchain();
+	/*
+	 * Only a folder built by what builds now goes in (a folder of unknown
+	 * or another toolchain is only marked used), and it replaces an
+	 * entry of another toolchain.
+	 */
+	if (!built_by(dir, now) ||
+	    (path_exists(entry) && (built_by(entry, now) ||
+				    remove_entry(store, entry)))) {
 		utimes(entry, NULL);	/* used: eviction takes it last */
+		free(now);
 		free(entry);
 		return;
 	}
+	free(now);
 	tmp = xasprintf("%s/.%s.%d", store, key, (int)getpid());
-	/* Another toolchain's entry: this one replaces it. */
-	if (path_exists(entry) && (rename(entry, tmp) || rm_rf(tmp))) {
-		warnx_("cannot replace %s in the kernel store", entry);
-		free(tmp);
-		free(entry);
-		return;
-	}
 	rm_rf(tmp);
-	tc = toolchain();
-	path = xasprintf("%s/toolchain", tmp);
-	if (mkdir_p(tmp) || link_files(dir, tmp, log) ||
-	    write_file_atomic(path, tc, strlen(tc)) || rename(tmp, entry)) {
+	if (mkdir_p(tmp) || link_files(dir, tmp, log) || rename(tmp, entry)) {
 		/* Another runner stored it first, or the store failed. */
 		if (!path_exists(entry))
 			warnx_("kernel %s not kept in the store %s (see %s)", key,
@@ -270,8 +326,6 @@ void kstore_put(const char *key, const char *dir, const char *log)
 		printf("kernel: %s kept in the kernel store %s\n", key, store);
 		evict(store);
 	}
-	free(path);
-	free(tc);
 	free(tmp);
 	free(entry);
 }

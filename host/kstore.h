@@ -21,10 +21,12 @@ const char *kstore_dir(void);
  */
 bool kstore_fetch(const char *key, const char *dir, const char *log);
 /*
- * Dir's finished kernel (just built, or used) into the store, if it is
- * not there yet for this toolchain; marked used if it is.
+ * Dir's finished kernel (just built, or used) into the store, if it was
+ * built by what builds now and is not there yet; marked used if it is.
  */
 void kstore_put(const char *key, const char *dir, const char *log);
+/* Dir/toolchain: what builds now (kstore.c), at a build; 0 or -1. */
+int kstore_write_toolchain(const char *dir);
 /*
  * Remove what a fetch into dir may have linked (a fetch cut short leaves
  * dir/tree without dir/ok), so nothing is built through the store's links.
