@@ -279,6 +279,8 @@ static void judge(struct mrun *mr, const struct mutant *m, const char *dir,
 
 		one.topo = &mr->c->topo[order[i]];
 		one.n = 1;
+		/* A mutant's kernel, built: never kept in the kernel store. */
+		one.ko.parent = mr->key;
 		if (!run_series(&one, dir, -1, label, &sr)) {
 			o->status = "interrupted";
 			break;
