@@ -71,16 +71,23 @@ static bool first_line(const char *cmd, struct strbuf *sb)
 	return *buf;
 }
 
-/* NULL when gcc's or ld's version cannot be read: then no store. */
-static char *toolchain(void)
+/*
+ * NULL when gcc's or ld's version cannot be read: then no store.  Asked
+ * once per runner (each kernel it uses asks again otherwise).
+ */
+static const char *toolchain(void)
 {
 	static const char *const vars[] = {
 		"KCFLAGS", "KCPPFLAGS", "KAFLAGS", "KRUSTFLAGS", "LLVM",
 		"CROSS_COMPILE", "ARCH", "LOCALVERSION",
 	};
-	struct strbuf sb = { 0 };
+	static struct strbuf sb;
+	static bool asked;
 	size_t i;
 
+	if (asked)
+		return sb.buf;
+	asked = true;
 	sb_printf(&sb, "recipe %d\n", KSTORE_RECIPE);
 	if (!first_line("gcc -dumpfullversion 2>/dev/null", &sb) ||
 	    !first_line("ld --version 2>/dev/null", &sb)) {
@@ -95,10 +102,10 @@ static char *toolchain(void)
 
 int kstore_write_toolchain(const char *dir)
 {
-	char *tc = toolchain(), *path = xasprintf("%s/toolchain", dir);
+	const char *tc = toolchain();
+	char *path = xasprintf("%s/toolchain", dir);
 	int rc = tc ? write_file_atomic(path, tc, strlen(tc)) : 0;
 
-	free(tc);
 	free(path);
 	return rc;
 }
@@ -166,14 +173,14 @@ static int link_files(const char *from, const char *to, const char *log)
 bool kstore_fetch(const char *key, const char *dir, const char *log)
 {
 	const char *store = kstore_dir();
-	char *entry, *ok, *now;
+	const char *now = toolchain();
+	char *entry, *ok;
 	bool taken = false;
 
 	if (!store)
 		return false;
 	entry = xasprintf("%s/%s", store, key);
 	ok = xasprintf("%s/ok", entry);
-	now = toolchain();
 	if (path_exists(ok) && built_by(entry, now) && same_fs(store, dir)) {
 		/* Used now: eviction takes it last. */
 		utimes(entry, NULL);
@@ -190,7 +197,6 @@ bool kstore_fetch(const char *key, const char *dir, const char *log)
 			kstore_clear(dir);
 		}
 	}
-	free(now);
 	free(entry);
 	free(ok);
 	return taken;
@@ -293,13 +299,12 @@ static void evict(const char *store)
 
 void kstore_put(const char *key, const char *dir, const char *log)
 {
-	const char *store = kstore_dir();
-	char *entry, *tmp, *now;
+	const char *store = kstore_dir(), *now = toolchain();
+	char *entry, *tmp;
 
 	if (!store || !same_fs(store, dir))
 		return;
 	entry = xasprintf("%s/%s", store, key);
-	now = toolchain();
 	/*
 	 * Only a folder built by what builds now goes in (a folder of unknown
 	 * or another toolchain is only marked used), and it replaces an
@@ -309,11 +314,9 @@ void kstore_put(const char *key, const char *dir, const char *log)
 	    (path_exists(entry) && (built_by(entry, now) ||
 				    remove_entry(store, entry)))) {
 		utimes(entry, NULL);	/* used: eviction takes it last */
-		free(now);
 		free(entry);
 		return;
 	}
-	free(now);
 	tmp = xasprintf("%s/.%s.%d", store, key, (int)getpid());
 	rm_rf(tmp);
 	if (mkdir_p(tmp) || link_files(dir, tmp, log) || rename(tmp, entry)) {
