@@ -102,7 +102,7 @@ KERNEL := linux-source-6.1
 PROVE_KERNELS := linux-source-6.1 linux-source-6.12
 prove: all
 	@st=0; for k in $(PROVE_KERNELS); do \
-		$(MAKE) -k -s prove-swap prove-findings KERNEL=$$k || st=1; done; \
+		$(MAKE) -k -s prove-swap prove-findings prove-findings-debug KERNEL=$$k || st=1; done; \
 	$(MAKE) -k -s prove-durability prove-live prove-faults prove-explore prove-hang || st=1; \
 	exit $$st
 
