@@ -71,6 +71,7 @@ static int make_it_fail(int on)
 	return fail_fd < 0 || pwrite(fail_fd, on ? "1" : "0", 1, 0) != 1;
 }
 
+/* The filters before the probability: nothing else may fail meanwhile. */
 static int arm(void)
 {
 	return make_it_fail(0) || fault_setup("failslab", 0, TIMES) ||
@@ -103,10 +104,12 @@ static int do_writes(int fd, char *buf, int *err)
 		errno = 0;
 		if (pwrite(fd, buf, pages * PAGE,
 			   page * PAGE) != pages * PAGE) {
+			int e = errno ? errno : EIO;	/* short: EIO */
+
 			if (!*err)
-				*err = errno ? errno : EIO;
+				*err = e;
 			ktap_diag("write %d (%d pages at page %lld): %s", w,
-				  pages, page, strerror(errno ? errno : EIO));
+				  pages, page, strerror(e));
 			continue;
 		}
 		while (pages--)
