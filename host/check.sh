@@ -57,6 +57,8 @@ step prove-faults make -s prove-faults
 # Walks held to verdicts: seed 1, 300 steps, on base and with raid10's
 # discard replay (caught on the raw array, not under ext4).
 step prove-explore make -s prove-explore
+# A replay that only a walk catches: md restart mid-recovery.
+step prove-explore-restart make -s prove-explore-restart
 # A hang held to a verdict: md's flush reference leak put back hangs a
 # bitmap change; the hung-task report ends the run early.
 step prove-hang make -s prove-hang

@@ -20,7 +20,7 @@
 
 #define LAYER_MAX_OPTS 8
 #define LAYER_MAX_TOOLS 8
-#define LAYER_MAX_OPS 12
+#define LAYER_MAX_OPS 16
 
 struct layer_opt {
 	char key[24];
@@ -55,7 +55,10 @@ struct stack;
  * (the kernel misbehaved), why in msg.  settle() ends every walk: undo
  * what is left undone (re-add, resume, thaw) and wait until the layer is
  * whole; it may check (md's mismatch_cnt).  alone: no I/O beside it.
- * weight: how often a walk draws it against the kind's others (0: 4).
+ * offline: alone, and the walk closes its target first (the filesystem
+ * on it unmounted, swap on that off) and opens it again after, so the
+ * layer can be stopped and started (md's restart).  weight: how often
+ * a walk draws it against the kind's others (0: 4).
  */
 struct layer_op {
 	const char *name;
@@ -64,6 +67,7 @@ struct layer_op {
 		     size_t len);
 	bool alone;
 	int weight;
+	bool offline;
 };
 
 struct layer_kind {

@@ -595,6 +595,143 @@ static int md_op_wait(const char *kind, const char *args, char *msg,
 	return 0;
 }
 
+/*
+ * A mirror's write-mostly flag on or off (dev-NAME/state) under I/O:
+ * raid1 then reads from it only when no other mirror will do, and with
+ * write-behind its writes complete behind; md makes or frees the
+ * member's serial pool as the flag moves.
+ */
+static int md_pick_mostly(const char *kind, uint64_t r, char *args,
+			  size_t len)
+{
+	struct md_member m[MD_MAX_MEMBERS];
+	char md[16], level[16];
+	int n, i;
+
+	if (md_pick_array(r, md, sizeof(md)) ||
+	    md_attr(md, "level", level, sizeof(level)) || strcmp(level, "raid1"))
+		return -1;
+	n = md_members(md, m, MD_MAX_MEMBERS);
+	i = n ? (r >> 8) % n : 0;
+	if (!n || m[i].slot < 0 || strstr(m[i].state, "faulty"))
+		return -1;
+	snprintf(args, len, "%s %s %s", md, m[i].name,
+		 strstr(m[i].state, "write_mostly") ? "off" : "on");
+	return 0;
+}
+
+static int md_op_mostly(const char *kind, const char *args, char *msg,
+			size_t len)
+{
+	struct md_member m[MD_MAX_MEMBERS];
+	char md[16], name[32], onoff[8], attr[48];
+	int n, i;
+
+	if (sscanf(args, "%15s %31s %7s", md, name, onoff) != 3)
+		return 1;
+	n = md_members(md, m, MD_MAX_MEMBERS);
+	for (i = 0; i < n && strcmp(m[i].name, name); i++)
+		;
+	if (i == n || m[i].slot < 0 || strstr(m[i].state, "faulty"))
+		return 1;
+	snprintf(attr, sizeof(attr), "dev-%s/state", name);
+	if (md_attr_write(md, attr, strcmp(onoff, "on") ? "-writemostly" :
+			  "writemostly")) {
+		snprintf(msg, len, "%s: cannot turn write-mostly %s on %s",
+			 md, onoff, name);
+		return -1;
+	}
+	return 0;
+}
+
+/* The device the walk's target sits on directly: its filesystem's, or the top. */
+static bool md_under_target(const char *md)
+{
+	const char *mnt = getenv("STACK_MNT");
+	const char *dev = getenv(mnt && *mnt ? "STACK_FSDEV" : "STACK_TOP");
+	char want[32];
+
+	return dev && !strcmp(dev, dev_path(want, sizeof(want), md));
+}
+
+/* A member of ours out with every bio to it failing (not yet removed). */
+static bool md_any_armed(void)
+{
+	int i;
+
+	for (i = 0; i < nout; i++)
+		if (out[i].armed)
+			return true;
+	return false;
+}
+
+/*
+ * Stop an array and assemble it again from the members it has now, as a
+ * reboot would: md builds a new conf from the superblocks alone, and a
+ * sync under way resumes where they say.  A member we took out stays
+ * out (the walk may re-add it later).  The walk's target is closed
+ * around it (offline), so only an array right under it qualifies.
+ */
+static int md_pick_restart(const char *kind, uint64_t r, char *args,
+			   size_t len)
+{
+	char md[16];
+
+	if (md_pick_array(r, md, sizeof(md)) || !md_under_target(md) ||
+	    md_any_armed())
+		return -1;
+	snprintf(args, len, "%s", md);
+	return 0;
+}
+
+/* mdadm --stop, retried while the last opener lets go (EBUSY). */
+static int md_stop(const char *dev)
+{
+	double end = mono_s() + scaled(10);
+
+	while (mdadm("--stop", dev, NULL)) {
+		if (mono_s() > end)
+			return -1;
+		usleep(200000);
+	}
+	return 0;
+}
+
+static int md_op_restart(const char *kind, const char *args, char *msg,
+			 size_t len)
+{
+	struct md_member m[MD_MAX_MEMBERS];
+	const char *argv[MD_MAX_MEMBERS + 6];
+	char md[16], dev[32];
+	int n, i, a = 0;
+
+	if (sscanf(args, "%15s", md) != 1 || !md_under_target(md) ||
+	    md_any_armed())
+		return 1;
+	n = md_members(md, m, MD_MAX_MEMBERS);
+	dev_path(dev, sizeof(dev), md);
+	argv[a++] = "mdadm";
+	argv[a++] = "--assemble";
+	argv[a++] = "--run";
+	argv[a++] = dev;
+	for (i = 0; i < n; i++)
+		if (!strstr(m[i].state, "faulty"))
+			argv[a++] = m[i].dev;
+	argv[a] = NULL;
+	if (md_stop(dev)) {
+		snprintf(msg, len, "mdadm --stop %s failed with nothing open on it",
+			 dev);
+		return -1;
+	}
+	if (run(argv) || wait_path(dev, scaled(10))) {
+		snprintf(msg, len, "mdadm --assemble %s from its %d members failed",
+			 dev, a - 4);
+		return -1;
+	}
+	snprintf(msg, len, "%s assembled from %d members", dev, a - 4);
+	return 0;
+}
+
 /* End of a walk: every member back, thawed, in sync, and checked. */
 static int md_settle(const char *kind, char *msg, size_t len)
 {
@@ -668,6 +805,8 @@ static const struct layer_kind md = {
 		{ "bitmap", md_pick_bitmap, md_op_bitmap, true, 1 },
 		{ "check", md_pick_check, md_op_check, true, 1 },
 		{ "wait", md_pick_wait, md_op_wait, false, 2 },
+		{ "mostly", md_pick_mostly, md_op_mostly, false, 2 },
+		{ "restart", md_pick_restart, md_op_restart, true, 3, true },
 	},
 	.settle = md_settle,
 };

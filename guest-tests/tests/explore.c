@@ -384,6 +384,33 @@ static void *op_thread(void *arg)
 	return NULL;
 }
 
+static int target_down(char *err, size_t len);
+static int target_up(char *err, size_t len);
+
+/*
+ * An offline operation, after the step's I/O: the target closed around
+ * it.  0 when the target is back (the operation's own verdict in l->rc),
+ * -1 when it is not (why in l->msg).
+ */
+static int run_offline(struct lop *l)
+{
+	char err[200];
+	size_t o;
+
+	if (target_down(err, sizeof(err))) {
+		snprintf(l->msg, sizeof(l->msg), "before it: %s", err);
+		return -1;
+	}
+	op_thread(l);
+	if (target_up(err, sizeof(err))) {
+		o = strlen(l->msg);
+		snprintf(l->msg + o, sizeof(l->msg) - o, "%safter it: %s",
+			 o ? "; " : "", err);
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- the model ---- */
 
 static bool mutates(const struct io *o)
@@ -558,7 +585,7 @@ static void draw_step(struct step *st)
 
 	memset(st, 0, sizeof(*st));
 	st->has_op = rnd() % 2 == 0 && draw_op(&st->op);
-	if (st->has_op && st->op.op->alone)
+	if (st->has_op && (st->op.op->alone || st->op.op->offline))
 		return;
 	for (i = 0; i < want; i++)
 		if (draw_io(st, &st->io[st->n]))
@@ -682,7 +709,7 @@ static int run_step(int n, struct step *st, char *err, size_t len)
 
 	plan_reads(st);
 	/* A thread that cannot start runs here instead: the step still runs. */
-	if (st->has_op)
+	if (st->has_op && !st->op.op->offline)
 		started[MAXIO] = !pthread_create(&t[MAXIO], NULL, op_thread,
 						 &st->op);
 	for (i = 0; i < st->n; i++)
@@ -695,9 +722,16 @@ static int run_step(int n, struct step *st, char *err, size_t len)
 	}
 	if (st->has_op && started[MAXIO])
 		pthread_join(t[MAXIO], NULL);
-	else if (st->has_op)
+	else if (st->has_op && !st->op.op->offline)
 		op_thread(&st->op);
+	else if (st->has_op && run_offline(&st->op))
+		bad = 2;
 	w.ios += st->n;
+	if (bad) {
+		snprintf(err, len, "step %d, %s %s %s: %s", n, st->op.k->name,
+			 st->op.op->name, st->op.args, st->op.msg);
+		w.ops++;
+	}
 	for (i = 0; i < st->n && !bad; i++) {
 		if (st->io[i].err[0]) {
 			snprintf(err, len, "step %d, %c at %lld+%lld: %s", n,
@@ -848,15 +882,20 @@ static int settle(char *err, size_t len)
 	return 0;
 }
 
-/* The filesystem under the target, unmounted, checked, mounted again. */
-static int check_fs(char *err, size_t len)
+/*
+ * The target closed and, on a filesystem, that unmounted (swap on it off
+ * first): nothing holds the stack's top, which can then be stopped.
+ */
+static int target_down(char *err, size_t len)
 {
-	const char *dev = getenv("STACK_FSDEV"), *type = getenv("STACK_FSTYPE");
 	const char *mnt = getenv("STACK_MNT"), *sw = getenv("STACK_SWAPFILE");
-	bool swap = sw && *sw;
-	int r;
 
-	if (swap && swapoff(sw)) {
+	close(w.fd_b);
+	close(w.fd_d);
+	w.fd_b = w.fd_d = -1;
+	if (!w.file)
+		return 0;
+	if (sw && *sw && swapoff(sw)) {
 		snprintf(err, len, "swapoff %s: %s", sw, strerror(errno));
 		return -1;
 	}
@@ -864,13 +903,42 @@ static int check_fs(char *err, size_t len)
 		snprintf(err, len, "umount %s: %s", mnt, strerror(errno));
 		return -1;
 	}
-	r = fs_check(dev, type);
-	if (r)
-		snprintf(err, len, "%s on %s is not clean", type, dev);
-	if (mount_fs(dev, mnt, type, 0) || (swap && swap_on(sw))) {
-		snprintf(err, len, "cannot mount %s again", dev);
+	return 0;
+}
+
+/* What target_down() undid, done again. */
+static int target_up(char *err, size_t len)
+{
+	const char *dev = getenv("STACK_FSDEV"), *type = getenv("STACK_FSTYPE");
+	const char *mnt = getenv("STACK_MNT"), *sw = getenv("STACK_SWAPFILE");
+
+	if (w.file && (mount_fs(dev, mnt, type, 0) ||
+		       (sw && *sw && swap_on(sw)))) {
+		snprintf(err, len, "cannot mount %s on %s again", dev, mnt);
 		return -1;
 	}
+	w.fd_b = open_target(w.path, 0);
+	w.fd_d = open_target(w.path, O_DIRECT);
+	if (w.fd_b < 0 || w.fd_d < 0) {
+		snprintf(err, len, "cannot open %s again", w.path);
+		return -1;
+	}
+	return 0;
+}
+
+/* The filesystem under the target, unmounted, checked, mounted again. */
+static int check_fs(char *err, size_t len)
+{
+	const char *dev = getenv("STACK_FSDEV"), *type = getenv("STACK_FSTYPE");
+	int r;
+
+	if (target_down(err, len))
+		return -1;
+	r = fs_check(dev, type);
+	if (target_up(err, len))
+		return -1;
+	if (r)
+		snprintf(err, len, "%s on %s is not clean", type, dev);
 	return r;
 }
 
@@ -911,8 +979,6 @@ static int explore(void)
 	n = full_scan(err, sizeof(err));
 	ktap_result(&k, !n, "final scan of %lld MiB against the model%s%s",
 		    w.size >> 20, *err ? ": " : "", err);
-	close(w.fd_b);
-	close(w.fd_d);
 	err[0] = 0;
 	if (!w.file)
 		ktap_result(&k, 1, "filesystem check # SKIP no filesystem");
@@ -920,6 +986,8 @@ static int explore(void)
 		ktap_result(&k, 0, "filesystem check: %s", err);
 	else
 		ktap_result(&k, 1, "filesystem check: %s clean", env_or("STACK_FSTYPE", ""));
+	close(w.fd_b);
+	close(w.fd_d);
 	return ktap_end(&k);
 }
 
