@@ -596,6 +596,18 @@ static int md_op_wait(const char *kind, const char *args, char *msg,
 }
 
 /*
+ * Write-behind on (bitmap/backlog above 0).  md clears write-mostly
+ * without waiting for the member's behind writes, and raid1 waits for
+ * them only before reading from a write-mostly member: turning the flag
+ * off there would let a read overtake a behind write.  Not walked (a
+ * question for md, not one the model can judge).
+ */
+static bool md_behind(const char *md)
+{
+	return md_attr_ll(md, "bitmap/backlog") > 0;
+}
+
+/*
  * A mirror's write-mostly flag on or off (dev-NAME/state) under I/O:
  * raid1 then reads from it only when no other mirror will do, and with
  * write-behind its writes complete behind; md makes or frees the
@@ -615,6 +627,8 @@ static int md_pick_mostly(const char *kind, uint64_t r, char *args,
 	i = n ? (r >> 8) % n : 0;
 	if (!n || m[i].slot < 0 || strstr(m[i].state, "faulty"))
 		return -1;
+	if (strstr(m[i].state, "write_mostly") && md_behind(md))
+		return -1;
 	snprintf(args, len, "%s %s %s", md, m[i].name,
 		 strstr(m[i].state, "write_mostly") ? "off" : "on");
 	return 0;
@@ -632,7 +646,8 @@ static int md_op_mostly(const char *kind, const char *args, char *msg,
 	n = md_members(md, m, MD_MAX_MEMBERS);
 	for (i = 0; i < n && strcmp(m[i].name, name); i++)
 		;
-	if (i == n || m[i].slot < 0 || strstr(m[i].state, "faulty"))
+	if (i == n || m[i].slot < 0 || strstr(m[i].state, "faulty") ||
+	    (strcmp(onoff, "on") && md_behind(md)))
 		return 1;
 	snprintf(attr, sizeof(attr), "dev-%s/state", name);
 	if (md_attr_write(md, attr, strcmp(onoff, "on") ? "-writemostly" :
@@ -654,13 +669,21 @@ static bool md_under_target(const char *md)
 	return dev && !strcmp(dev, dev_path(want, sizeof(want), md));
 }
 
-/* A member of ours out with every bio to it failing (not yet removed). */
-static bool md_any_armed(void)
+/*
+ * A member failing that a restart would lose: one of ours armed (every
+ * bio to it fails, not yet removed), or one md failed by itself, which
+ * settle could not put back.
+ */
+static bool md_any_failing(const char *md)
 {
-	int i;
+	struct md_member m[MD_MAX_MEMBERS];
+	int i, n = md_members(md, m, MD_MAX_MEMBERS);
 
 	for (i = 0; i < nout; i++)
 		if (out[i].armed)
+			return true;
+	for (i = 0; i < n; i++)
+		if (strstr(m[i].state, "faulty") || strstr(m[i].state, "blocked"))
 			return true;
 	return false;
 }
@@ -678,23 +701,43 @@ static int md_pick_restart(const char *kind, uint64_t r, char *args,
 	char md[16];
 
 	if (md_pick_array(r, md, sizeof(md)) || !md_under_target(md) ||
-	    md_any_armed())
+	    md_any_failing(md))
 		return -1;
 	snprintf(args, len, "%s", md);
 	return 0;
 }
 
-/* mdadm --stop, retried while the last opener lets go (EBUSY). */
-static int md_stop(const char *dev)
+/*
+ * mdadm --stop, retried while the last opener lets go (EBUSY); then md
+ * deletes the old disk in the background: wait until it is gone, or the
+ * assemble could find it still there.
+ */
+static int md_stop(const char *md, const char *dev)
 {
 	double end = mono_s() + scaled(10);
+	char path[64];
 
+	snprintf(path, sizeof(path), "/sys/block/%s", md);
 	while (mdadm("--stop", dev, NULL)) {
 		if (mono_s() > end)
 			return -1;
 		usleep(200000);
 	}
+	while (!access(path, F_OK)) {
+		if (mono_s() > end)
+			return -1;
+		usleep(50000);
+	}
 	return 0;
+}
+
+/* Assembled and running: array_state neither inactive nor clear. */
+static bool md_running(const char *md)
+{
+	char st[32];
+
+	return !md_attr(md, "array_state", st, sizeof(st)) &&
+	       strcmp(st, "inactive") && strcmp(st, "clear");
 }
 
 static int md_op_restart(const char *kind, const char *args, char *msg,
@@ -706,7 +749,7 @@ static int md_op_restart(const char *kind, const char *args, char *msg,
 	int n, i, a = 0;
 
 	if (sscanf(args, "%15s", md) != 1 || !md_under_target(md) ||
-	    md_any_armed())
+	    md_any_failing(md))
 		return 1;
 	n = md_members(md, m, MD_MAX_MEMBERS);
 	dev_path(dev, sizeof(dev), md);
@@ -718,12 +761,12 @@ static int md_op_restart(const char *kind, const char *args, char *msg,
 		if (!strstr(m[i].state, "faulty"))
 			argv[a++] = m[i].dev;
 	argv[a] = NULL;
-	if (md_stop(dev)) {
+	if (md_stop(md, dev)) {
 		snprintf(msg, len, "mdadm --stop %s failed with nothing open on it",
 			 dev);
 		return -1;
 	}
-	if (run(argv) || wait_path(dev, scaled(10))) {
+	if (run(argv) || wait_path(dev, 10) || !md_running(md)) {
 		snprintf(msg, len, "mdadm --assemble %s from its %d members failed",
 			 dev, a - 4);
 		return -1;

@@ -935,8 +935,16 @@ static int check_fs(char *err, size_t len)
 	if (target_down(err, len))
 		return -1;
 	r = fs_check(dev, type);
-	if (target_up(err, len))
+	if (target_up(err, len)) {
+		if (r) {
+			char tmp[200];
+
+			snprintf(tmp, sizeof(tmp), "%s", err);
+			snprintf(err, len, "%s on %s is not clean; %s", type,
+				 dev, tmp);
+		}
 		return -1;
+	}
 	if (r)
 		snprintf(err, len, "%s on %s is not clean", type, dev);
 	return r;
