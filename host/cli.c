@@ -19,6 +19,7 @@ static void usage(FILE *f)
 	      "              [--seed N] [--timeout SECONDS]\n"
 	      "              [--accel auto|tcg|kvm] [--keep] [--verbose]\n"
 	      "              [--require-coverage] [--json FILE] [--junit FILE]\n"
+	      "              [--kcidb FILE]\n"
 	      "              [--baseline [DIR]] [--bisect] [--config-fragment FILE]\n"
 	      "              [--shard K/N] [--repeat N] [--tap] [--build-only]\n"
 	      "              [--jobs N] [--kernel-args ARGS] [--layers]\n"
@@ -71,6 +72,13 @@ static void usage(FILE *f)
 	      "  --bisect    find the first patch of --series at which a test fails\n"
 	      "  --json, --junit  also write the report there (the results\n"
 	      "              folder always gets report.json and junit.xml)\n"
+	      "  --kcidb FILE  also write the run as a KCIDB submission (schema\n"
+	      "              v5.3: a checkout and build per series, a test per\n"
+	      "              topology and per guest test: stacktest.TOPOLOGY.TEST)\n"
+	      "\n"
+	      "runner --merge REPORT... [--expect F] [--json F] [--junit F]\n"
+	      "[--kcidb F] joins the report.json of shards of one build (or\n"
+	      "their results folders) into one report and one verdict.\n"
 	      "\n"
 	      "runner --changed-functions PATCH... prints the functions the\n"
 	      "patches change, mapped in the kernel's source (--kernel).\n", f);
@@ -111,6 +119,8 @@ void parse_args(int argc, char **argv, struct options *o)
 		{ "build-only", no_argument, NULL, 'O' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "junit", required_argument, NULL, 'U' },
+		{ "kcidb", required_argument, NULL, 'Z' },
+		{ "merge", no_argument, NULL, 'I' },
 		{ "changed-functions", no_argument, NULL, 'F' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "debug", no_argument, NULL, 'D' },
@@ -242,6 +252,12 @@ void parse_args(int argc, char **argv, struct options *o)
 		case 'U':
 			o->junit = optarg;
 			break;
+		case 'Z':
+			o->kcidb = optarg;
+			break;
+		case 'I':
+			o->merge = true;
+			break;
 		case 'F':
 			o->changed_functions = true;
 			break;
@@ -264,6 +280,15 @@ void parse_args(int argc, char **argv, struct options *o)
 	}
 	if (o->changed_functions || o->layers)
 		return;
+	if (o->merge) {
+		if (optind == argc)
+			die("--merge wants the reports to merge (report.json files or results folders)");
+		if (o->all || o->topologies || o->series || o->list ||
+		    o->explore || o->replay || o->mutate || o->bisect ||
+		    o->baseline || o->build_only || o->repeat > 1)
+			die("--merge reads reports and runs nothing: only --expect, --require-coverage, --json, --junit and --kcidb go with it");
+		return;
+	}
 	/* "--baseline DIR": getopt has moved DIR to the end. */
 	if (o->baseline && optind == argc - 1)
 		o->baseline = abs_path(argv[optind++]);

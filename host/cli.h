@@ -7,11 +7,11 @@
 /* The runner's command line. */
 struct options {
 	char *root, *build, *series, *topologies, *accel, *expect;
-	char *json, *junit, *fragment, *kargs, *kernel;
+	char *json, *junit, *kcidb, *fragment, *kargs, *kernel;
 	unsigned long long seed;
 	int timeout, jobs;
 	bool all, list, layers, keep, verbose, require_coverage;
-	bool changed_functions, bisect, tap, build_only, debug;
+	bool changed_functions, bisect, tap, build_only, debug, merge;
 	char *baseline;
 	int shard_k, shard_n, repeat;
 	/* --explore SEED, --steps, --time, --replay TRACE, --shrink-runs */

@@ -19,6 +19,7 @@
 #include "compare.h"
 #include "covrun.h"
 #include "explore.h"
+#include "merge.h"
 #include "mutate.h"
 #include "results.h"
 #include "sched.h"
@@ -122,7 +123,7 @@ static struct ctx *setup(int argc, char **argv)
 	c->ko.build = c->o.build;
 	c->ko.config_dir = xasprintf("%s/config", c->o.root);
 	c->ko.fragment = c->o.fragment ? abs_path(c->o.fragment) : NULL;
-	if ((!c->o.list || c->o.mutate) && !c->o.layers)
+	if ((!c->o.list || c->o.mutate) && !c->o.layers && !c->o.merge)
 		ksource_resolve(c->o.kernel, c->o.root, c->o.build, &c->ksrc);
 	c->ko.ksrc = &c->ksrc;
 	c->ko.jobs = sysconf(_SC_NPROCESSORS_ONLN);
@@ -240,6 +241,8 @@ int main(int argc, char **argv)
 					 argc - optind, argv + optind);
 	if (c->o.layers)
 		return list_layers();
+	if (c->o.merge)
+		return merge_main(&c->o, argc - optind, argv + optind);
 	if (c->o.build_only)
 		return build_only(c);
 	paths = selected_topologies(&c->o, &c->n);

@@ -430,14 +430,12 @@ static struct test_result *tests_load(json_object *a, int *n)
 	return v;
 }
 
-int topo_result_load(const char *path, struct topo_result *r)
+static void topo_from_json(json_object *o, struct topo_result *r)
 {
-	json_object *o = json_object_from_file(path), *a, *cov;
+	json_object *a, *cov;
 	size_t i;
 
 	memset(r, 0, sizeof(*r));
-	if (!o)
-		return -1;
 	r->name = jstr(o, "topology");
 	r->verdict = jstr(o, "verdict");
 	r->npassed = jnum(o, "passed");
@@ -461,6 +459,117 @@ int topo_result_load(const char *path, struct topo_result *r)
 			h->hits = json_object_get_int64(val);
 		}
 	}
+}
+
+int topo_result_load(const char *path, struct topo_result *r)
+{
+	json_object *o = json_object_from_file(path);
+
+	if (!o) {
+		memset(r, 0, sizeof(*r));
+		return -1;
+	}
+	topo_from_json(o, r);
+	json_object_put(o);
+	return 0;
+}
+
+/* A function's state as cov_json() wrote it, back into its flags. */
+static void fn_from_json(json_object *o, struct cov_fn *f)
+{
+	char *v = jstr(o, "function");
+
+	memset(f, 0, sizeof(*f));
+	snprintf(f->name, sizeof(f->name), "%s", v);
+	free(v);
+	v = jstr(o, "file");
+	snprintf(f->file, sizeof(f->file), "%s", v);
+	free(v);
+	v = jstr(o, "why");
+	snprintf(f->why, sizeof(f->why), "%s", v);
+	free(v);
+	v = jstr(o, "topologies");
+	snprintf(f->where, sizeof(f->where), "%s", v);
+	free(v);
+	v = jstr(o, "state");
+	f->absent = !strcmp(v, "absent");
+	f->removed = !strcmp(v, "removed");
+	f->untraceable = !strcmp(v, "not-traceable");
+	f->unreachable = !strcmp(v, "unreachable");
+	free(v);
+	f->hits = jnum(o, "calls");
+}
+
+static void series_from_json(json_object *o, struct series_report *s)
+{
+	json_object *a, *cov, *fns;
+	size_t i;
+
+	s->name = jstr(o, "series");
+	s->path = jstr(o, "path");
+	s->kernel_key = jstr(o, "kernel_build_key");
+	s->cov = xcalloc(1, sizeof(*s->cov));
+	if (json_object_object_get_ex(o, "coverage", &cov) &&
+	    json_object_object_get_ex(cov, "functions", &fns)) {
+		s->cov->n = json_object_array_length(fns);
+		s->cov->fn = xcalloc(s->cov->n ? s->cov->n : 1,
+				     sizeof(*s->cov->fn));
+		for (i = 0; i < (size_t)s->cov->n; i++)
+			fn_from_json(json_object_array_get_idx(fns, i),
+				     &s->cov->fn[i]);
+	}
+	if (!json_object_object_get_ex(o, "topologies", &a))
+		return;
+	s->ntopo = json_object_array_length(a);
+	s->res = xcalloc(s->ntopo ? s->ntopo : 1, sizeof(*s->res));
+	for (i = 0; i < (size_t)s->ntopo; i++)
+		topo_from_json(json_object_array_get_idx(a, i), &s->res[i]);
+}
+
+static struct ksource *kernel_from_json(json_object *o)
+{
+	struct ksource *k = xcalloc(1, sizeof(*k));
+	json_object *v;
+
+#define KFIELD(field, key)						\
+	if (json_object_object_get_ex(o, key, &v) && v)			\
+		k->field = xstrdup(json_object_get_string(v))
+	KFIELD(name, "source");
+	KFIELD(release, "release");
+	KFIELD(version, "version");
+	KFIELD(commit, "commit");
+	KFIELD(dirty, "uncommitted");
+#undef KFIELD
+	return k;
+}
+
+int run_report_load(const char *path, struct run_report *r, char *err,
+		    size_t len)
+{
+	json_object *o = json_object_from_file(path), *a, *k;
+	size_t i;
+
+	memset(r, 0, sizeof(*r));
+	if (!o || !json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get_ex(o, "series", &a) ||
+	    !json_object_is_type(a, json_type_array)) {
+		snprintf(err, len, "%s: not a runner report (report.json)%s",
+			 path, o ? "" : ": unreadable or not JSON");
+		json_object_put(o);
+		return -1;
+	}
+	r->id = jstr(o, "run");
+	if (json_object_object_get_ex(o, "kernel", &k))
+		r->kernel = kernel_from_json(k);
+	r->profile = jstr(o, "profile");
+	r->accel = jstr(o, "accel");
+	r->seed = jnum(o, "seed");
+	r->complete = json_object_object_get_ex(o, "complete", &k) &&
+		      json_object_get_boolean(k);
+	r->nseries = json_object_array_length(a);
+	r->series = xcalloc(r->nseries ? r->nseries : 1, sizeof(*r->series));
+	for (i = 0; i < (size_t)r->nseries; i++)
+		series_from_json(json_object_array_get_idx(a, i), &r->series[i]);
 	json_object_put(o);
 	return 0;
 }

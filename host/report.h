@@ -17,5 +17,11 @@ int junit_close(xmlTextWriterPtr w, char *tmp, const char *path);
 /* One topology's result to a file and back (--jobs workers use it). */
 int topo_result_save(const struct topo_result *r, const char *path);
 int topo_result_load(const char *path, struct topo_result *r);
+/*
+ * A whole report.json back (--merge): its kernel, profile, series with
+ * their coverage and topologies.  -1 with the reason in err.
+ */
+int run_report_load(const char *path, struct run_report *r, char *err,
+		    size_t len);
 
 #endif

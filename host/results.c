@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "kcidb.h"
 #include "report.h"
 #include "results.h"
 
@@ -63,6 +64,8 @@ void write_reports(const struct options *o, struct run_report *rr,
 		die("cannot write %s: %s", o->json, strerror(errno));
 	if (o->junit && report_junit(rr, o->junit))
 		die("cannot write %s: %s", o->junit, strerror(errno));
+	if (o->kcidb && report_kcidb(rr, o->kcidb))
+		die("cannot write %s: %s", o->kcidb, strerror(errno));
 	free(j);
 	free(x);
 }

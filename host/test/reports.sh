@@ -21,6 +21,35 @@ else
 	ok $? "report.json says complete (no python3 to parse it)"
 fi
 
+# KCIDB: the submission validates with the schema's own validator
+# (kcidb-io, vendored and pinned in host/vendor/kcidb-io), holds the
+# topology and its tests under stacktest.*, and the validator is live:
+# it rejects a status the schema does not have.
+kcidb_valid() {
+	PYTHONPATH=host/vendor/kcidb-io python3 -c '
+import json, sys, kcidb_io
+kcidb_io.schema.LATEST.validate_exactly(json.load(open(sys.argv[1])))' "$1" 2>&1
+}
+kc=$out/raid10.kcidb.json
+kcidb_valid "$kc"
+ok $? "raid10's --kcidb submission validates with kcidb-io (schema v5.3)" "$kc"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = {x["path"]: x for x in d["tests"]}
+b = d["builds"][0]
+assert t["stacktest.raid10"]["status"] == "PASS", t.keys()
+assert t["stacktest.raid10.swapfile-integrity"]["status"] == "PASS"
+assert all(x["build_id"] == b["id"] for x in d["tests"])
+assert b["checkout_id"] == d["checkouts"][0]["id"]
+assert d["checkouts"][0]["tree_name"] == "linux-source-6.1"' "$kc" 2>&1
+ok $? "it holds stacktest.raid10 and stacktest.raid10.swapfile-integrity, PASS, on one build and checkout" "$kc"
+kcidb_valid $out/unit.kcidb.json
+ok $? "the unit tests' submission (a hang, a skip, a failure's excerpt) validates too" $out/unit.kcidb.json
+sed 's/"status": *"PASS"/"status":"GREEN"/' "$kc" >$out/bad.kcidb.json
+! kcidb_valid $out/bad.kcidb.json >/dev/null
+ok $? "kcidb-io rejects a status the schema lacks (the validator is live)"
+
 # The kernel is named in every format: console, JSON, JUnit, KTAP.
 rel=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 grep -q "^runner: kernel linux-source-6.1 $rel\$" $out/raid10.log

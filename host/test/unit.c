@@ -22,6 +22,7 @@
 #include "../kbuild.h"
 #include "../ksource.h"
 #include "../hang.h"
+#include "../kcidb.h"
 #include "../kconfig.h"
 #include "../ktap.h"
 #include "../mutant.h"
@@ -29,6 +30,8 @@
 #include "../run.h"
 #include "../topo.h"
 #include "../verdict.h"
+
+#include <json.h>
 
 #include "stacktest.h"
 #include "check.h"
@@ -858,6 +861,71 @@ static void test_ksource(void)
 	free(f);
 }
 
+/*
+ * --kcidb: a run of two topologies (one passed, one hung) as a KCIDB
+ * submission; make check's reports step validates the file with
+ * kcidb-io.  Here: the paths, ids and statuses a dashboard keys on.
+ */
+#define UNIT_KCIDB "build/check/unit.kcidb.json"
+static void test_kcidb(void)
+{
+	struct ksource k = { .name = "linux-source-6.1", .release = "6.1.192",
+			     .version = "linux-source-6.1 6.1.192-3" };
+	struct test_result ok[2] = {
+		{ .name = "swapfile-integrity", .result = KTAP_PASS,
+		  .duration = 3.5, .detail = "" },
+		{ .name = "drbd check", .result = KTAP_SKIP, .duration = -1,
+		  .detail = "", .directive = "SKIP no peer" },
+	};
+	struct test_result hung = { .name = "reserve-io", .result = KTAP_FAIL,
+				    .duration = 60, .detail = "# writer D in mempool_alloc\n" };
+	struct topo_result t[2] = {
+		{ .name = "raid10", .verdict = "PASS", .ntests = 2, .tests = ok,
+		  .wall = 15.2, .dir = "build/results/x/base/raid10", .nodes = 1 },
+		{ .name = "raid1-bioset-reserve", .verdict = "TIMEOUT",
+		  .ntests = 1, .tests = &hung, .wall = 75,
+		  .dir = "build/results/x/base/raid1-bioset-reserve", .nodes = 1 },
+	};
+	struct series_report s = { .name = "base", .path = "patches/base",
+				   .kernel_key = "fb5639d7aa19b3d2", .ntopo = 2,
+				   .res = t };
+	struct run_report r = { .id = "20261207-1400-1", .kernel = &k,
+				.profile = "default", .seed = 7, .accel = "tcg",
+				.complete = true, .nseries = 1, .series = &s };
+	json_object *o, *tests, *x;
+	char *text;
+	size_t n = 0;
+
+	mkdir_p("build/check");
+	CHECK(report_kcidb(&r, UNIT_KCIDB) == 0, "kcidb: written");
+	text = read_file(UNIT_KCIDB, &n);
+	o = text ? json_tokener_parse(text) : NULL;
+	tests = o ? json_object_object_get(o, "tests") : NULL;
+	CHECK(tests && json_object_array_length(tests) == 5,
+	      "kcidb: a test per topology and per guest test (5)");
+	x = tests ? json_object_array_get_idx(tests, 1) : NULL;
+	CHECK(x && !strcmp(json_object_get_string(json_object_object_get(x, "path")),
+			   "stacktest.raid10.swapfile-integrity") &&
+	      !strcmp(json_object_get_string(json_object_object_get(x, "status")), "PASS") &&
+	      !strcmp(json_object_get_string(json_object_object_get(x, "build_id")),
+		      "stacktest:build-fb5639d7aa19b3d2"),
+	      "kcidb: stacktest.raid10.swapfile-integrity PASS on the build's id");
+	x = tests ? json_object_array_get_idx(tests, 2) : NULL;
+	CHECK(x && !strcmp(json_object_get_string(json_object_object_get(x, "path")),
+			   "stacktest.raid10.drbd_check") &&
+	      !strcmp(json_object_get_string(json_object_object_get(x, "status")), "SKIP"),
+	      "kcidb: a name outside the path alphabet is mended (drbd_check), SKIP");
+	x = tests ? json_object_array_get_idx(tests, 3) : NULL;
+	CHECK(x && !strcmp(json_object_get_string(json_object_object_get(x, "status")), "FAIL"),
+	      "kcidb: a hang (TIMEOUT) is the kernel found faulty: FAIL");
+	x = tests ? json_object_array_get_idx(tests, 4) : NULL;
+	CHECK(x && strstr(json_object_get_string(json_object_object_get(x, "log_excerpt")),
+			  "mempool_alloc"),
+	      "kcidb: a failed test carries its log excerpt");
+	json_object_put(o);
+	free(text);
+}
+
 int main(void)
 {
 	test_topology();
@@ -881,6 +949,7 @@ int main(void)
 	test_progress();
 	test_expect();
 	test_ksource();
+	test_kcidb();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
