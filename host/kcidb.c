@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "kcidb.h"
+#include "report.h"
 #include "util.h"
 
 #define ORIGIN "stacktest"
@@ -189,8 +190,7 @@ int report_kcidb(const struct run_report *r, const char *path)
 	json_object *o = json_object_new_object(), *v = json_object_new_object();
 	json_object *co = json_object_new_array(), *b = json_object_new_array();
 	json_object *tests = json_object_new_array();
-	const char *text;
-	int s, t, rc;
+	int s, t;
 
 	json_object_object_add(v, "major", json_object_new_int(KCIDB_MAJOR));
 	json_object_object_add(v, "minor", json_object_new_int(KCIDB_MINOR));
@@ -209,9 +209,5 @@ int report_kcidb(const struct run_report *r, const char *path)
 	json_object_object_add(o, "checkouts", co);
 	json_object_object_add(o, "builds", b);
 	json_object_object_add(o, "tests", tests);
-	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-					      JSON_C_TO_STRING_NOSLASHESCAPE);
-	rc = write_file_atomic(path, text, strlen(text));
-	json_object_put(o);
-	return rc;
+	return json_write_put(o, path);
 }

@@ -161,11 +161,20 @@ static json_object *kernel_json(const struct ksource *k)
 	return o;
 }
 
+int json_write_put(json_object *o, const char *path)
+{
+	const char *text = json_object_to_json_string_ext(o,
+		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	int rc = write_file_atomic(path, text, strlen(text));
+
+	json_object_put(o);
+	return rc;
+}
+
 int report_json(const struct run_report *r, const char *path)
 {
 	json_object *o = json_object_new_object(), *a = json_object_new_array();
-	const char *text;
-	int i, rc;
+	int i;
 
 	json_object_object_add(o, "run", json_object_new_string(r->id));
 	if (r->kernel)
@@ -183,11 +192,7 @@ int report_json(const struct run_report *r, const char *path)
 	for (i = 0; i < r->nseries; i++)
 		json_object_array_add(a, series_json(&r->series[i]));
 	json_object_object_add(o, "series", a);
-	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-					      JSON_C_TO_STRING_NOSLASHESCAPE);
-	rc = write_file_atomic(path, text, strlen(text));
-	json_object_put(o);
-	return rc;
+	return json_write_put(o, path);
 }
 
 /* "replay-5.12-rc1-swapfile" -> "replay-5_12-rc1-swapfile": a dot is a package. */
@@ -474,23 +479,25 @@ int topo_result_load(const char *path, struct topo_result *r)
 	return 0;
 }
 
+/* A string member into a fixed buffer ("" when missing). */
+static void jcopy(json_object *o, const char *key, char *buf, size_t len)
+{
+	json_object *v;
+
+	snprintf(buf, len, "%s", json_object_object_get_ex(o, key, &v) ?
+		 json_object_get_string(v) : "");
+}
+
 /* A function's state as cov_json() wrote it, back into its flags. */
 static void fn_from_json(json_object *o, struct cov_fn *f)
 {
-	char *v = jstr(o, "function");
+	char *v;
 
 	memset(f, 0, sizeof(*f));
-	snprintf(f->name, sizeof(f->name), "%s", v);
-	free(v);
-	v = jstr(o, "file");
-	snprintf(f->file, sizeof(f->file), "%s", v);
-	free(v);
-	v = jstr(o, "why");
-	snprintf(f->why, sizeof(f->why), "%s", v);
-	free(v);
-	v = jstr(o, "topologies");
-	snprintf(f->where, sizeof(f->where), "%s", v);
-	free(v);
+	jcopy(o, "function", f->name, sizeof(f->name));
+	jcopy(o, "file", f->file, sizeof(f->file));
+	jcopy(o, "why", f->why, sizeof(f->why));
+	jcopy(o, "topologies", f->where, sizeof(f->where));
 	v = jstr(o, "state");
 	f->absent = !strcmp(v, "absent");
 	f->removed = !strcmp(v, "removed");

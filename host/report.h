@@ -5,9 +5,13 @@
 #include <libxml/xmlwriter.h>
 #include "result.h"
 
+#include <json.h>
+
 /* JSON (json-c) and JUnit XML (libxml2); both written atomically. */
 int report_json(const struct run_report *r, const char *path);
 int report_junit(const struct run_report *r, const char *path);
+/* o pretty-printed to path, atomically, then released; 0 or -1. */
+int json_write_put(json_object *o, const char *path);
 /*
  * A JUnit document written to a temporary file, its <testsuites> open;
  * junit_close() ends it and renames it to path (0), or removes it.
