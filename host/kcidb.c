@@ -7,8 +7,10 @@
  * ("stacktest.raid10.swapfile-integrity").  Checked in make check with
  * the schema's own validator (kcidb-io, host/vendor/kcidb-io).
  *
- * Checkout and build ids come from the kernel's build key, so shards of
- * one build name the same objects; test ids add the run and the series.
+ * Checkout and build ids come from the kernel's build key (the source,
+ * the series and the config: the debug profile's is another checkout
+ * too), so shards of one build name the same objects; test ids add the
+ * run, the series and the test's index.
  */
 #include <ctype.h>
 #include <json.h>
@@ -21,10 +23,14 @@
 #define ORIGIN "stacktest"
 #define EXCERPT_MAX 16384	/* the schema's maxLength of log_excerpt */
 
-/* A test path component: what the schema allows ([A-Za-z0-9_-]), else _. */
+/*
+ * A test path component: what the schema allows ([A-Za-z0-9_-]), else
+ * _; never empty.  Two names may so meet ("a.b", "a b"): ids add the
+ * test's index, so they stay unique.
+ */
 static char *path_part(const char *s)
 {
-	char *c = xstrdup(s), *p;
+	char *c = xstrdup(*s ? s : "_"), *p;
 
 	for (p = c; *p; p++)
 		if (!isascii(*p) || (!isalnum(*p) && *p != '_' && *p != '-'))
@@ -65,6 +71,9 @@ static void add_excerpt(json_object *o, const char *detail)
 	if (!n)
 		return;
 	detail += n > EXCERPT_MAX ? n - EXCERPT_MAX : 0;
+	/* Not in the middle of a UTF-8 character. */
+	while ((*detail & 0xC0) == 0x80)
+		detail++;
 	json_object_object_add(o, "log_excerpt", json_object_new_string(detail));
 }
 
@@ -115,16 +124,22 @@ static json_object *build_json(const struct run_report *r,
 	return o;
 }
 
-/* The fields a topology's and a test's entry share. */
+/*
+ * The fields a topology's and a test's entry share.  Its id: the run it
+ * ran in (a shard's own, when merged), the series, the path and the
+ * test's index (0: the topology itself).
+ */
 static json_object *test_base(const struct run_report *r,
 			      const struct series_report *s,
-			      const struct topo_result *t, const char *test)
+			      const struct topo_result *t, const char *test,
+			      int index)
 {
 	json_object *o = json_object_new_object(), *env = json_object_new_object();
 	char *topo = path_part(t->name), *name = test ? path_part(test) : NULL;
 	char *path = name ? xasprintf(ORIGIN ".%s.%s", topo, name) :
 		     xasprintf(ORIGIN ".%s", topo);
-	char *id = xasprintf(ORIGIN ":%s:%s:%s", r->id, s->name, path);
+	char *id = xasprintf(ORIGIN ":%s:%s:%s:%d", t->run ? t->run : r->id,
+			     s->name, path, index);
 	char *bid = xasprintf(ORIGIN ":build-%s", s->kernel_key);
 	char *where = xasprintf("QEMU (%s), %d guest%s", r->accel ? r->accel : "tcg",
 				t->nodes, t->nodes > 1 ? "s" : "");
@@ -148,7 +163,7 @@ static void add_topology(json_object *tests, const struct run_report *r,
 			 const struct series_report *s,
 			 const struct topo_result *t)
 {
-	json_object *o = test_base(r, s, t, NULL), *misc = json_object_new_object();
+	json_object *o = test_base(r, s, t, NULL, 0), *misc = json_object_new_object();
 	int i;
 
 	add_str(o, "status", topo_status(t->verdict));
@@ -162,7 +177,7 @@ static void add_topology(json_object *tests, const struct run_report *r,
 	for (i = 0; i < t->ntests; i++) {
 		const struct test_result *x = &t->tests[i];
 
-		o = test_base(r, s, t, x->name);
+		o = test_base(r, s, t, x->name, i + 1);
 		add_str(o, "status", test_status(x->result));
 		if (x->duration >= 0)
 			json_object_object_add(o, "duration",
@@ -171,6 +186,9 @@ static void add_topology(json_object *tests, const struct run_report *r,
 			add_excerpt(o, x->detail);
 		else if (x->directive)
 			add_str(o, "comment", x->directive);
+		misc = json_object_new_object();
+		add_str(misc, "name", x->name);
+		json_object_object_add(o, "misc", misc);
 		json_object_array_add(tests, o);
 	}
 }

@@ -69,7 +69,7 @@ int ksource_makefile_release(const char *makefile, char *rel, size_t len)
 	return ret;
 }
 
-static char *release_series(const char *rel)
+char *release_series(const char *rel)
 {
 	const char *dot = strchr(rel, '.');
 	size_t n = dot ? dot + 1 - rel + strspn(dot + 1, "0123456789") :

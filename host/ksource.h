@@ -32,6 +32,8 @@ struct ksource {
  */
 void ksource_resolve(const char *arg, const char *root, const char *build,
 		     struct ksource *s);
+/* "6.12.118" -> "6.12": a release's VERSION.PATCHLEVEL. */
+char *release_series(const char *rel);
 /* The kernel's extracted source to read (a package's: extracted once). */
 char *ksource_tree(const struct ksource *s, const char *build);
 /*

@@ -6,9 +6,10 @@
  * merged run is judged as a run would be (--expect, --require-coverage)
  * and written where --json, --junit and --kcidb say.
  *
- * Shards that disagree are an error naming both files: another kernel
- * or profile, a series built from another build key, one topology in
- * two shards.  A shard that was interrupted makes the merge incomplete.
+ * Shards that disagree are an error naming both files: another kernel,
+ * profile, seed or accelerator, a series built from another build key,
+ * one topology in two shards.  A shard that was interrupted makes the
+ * merge incomplete (no matrix, and a failure, as for a run).
  */
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +26,30 @@ struct shard {
 	char *path;
 	struct run_report r;
 };
+
+/* Which report each merged series and topology came from. */
+static struct origin {
+	const char *series, *topology, *path;
+} *origins;
+static int norigins;
+
+static const char *origin_of(const char *series, const char *topology)
+{
+	int i;
+
+	for (i = 0; i < norigins; i++)
+		if (!strcmp(origins[i].series, series) &&
+		    (!topology || !strcmp(origins[i].topology, topology)))
+			return origins[i].path;
+	return "an earlier report";
+}
+
+static void origin_add(const char *series, const char *topology,
+		       const char *path)
+{
+	origins = xrealloc(origins, (norigins + 1) * sizeof(*origins));
+	origins[norigins++] = (struct origin){ series, topology, path };
+}
 
 static const char *str_or(const char *s)
 {
@@ -73,6 +98,17 @@ static void cov_add(struct cov *c, const struct cov_fn *f)
 		c->fn[c->n++] = *f;
 		return;
 	}
+	/*
+	 * What one shard learnt of the function holds for the build: a
+	 * shard whose guests never ran cannot know it is untraceable.
+	 */
+	g->absent |= f->absent;
+	g->removed |= f->removed;
+	g->unreachable |= f->unreachable;
+	if (f->untraceable && !g->untraceable) {
+		g->untraceable = true;
+		memcpy(g->why, f->why, sizeof(g->why));
+	}
 	g->hits += f->hits > 0 ? f->hits : 0;
 	n = strlen(g->where);
 	/* The topologies that reached it: as many as the field holds. */
@@ -98,9 +134,12 @@ static void add_series(struct run_report *m, const struct shard *sh,
 		t->kernel_key = s->kernel_key;
 		t->cov = xcalloc(1, sizeof(*t->cov));
 	} else if (strcmp(t->kernel_key, s->kernel_key)) {
-		die("--merge: %s built series %s as kernel %s, an earlier report as %s: not shards of one build",
-		    sh->path, s->name, s->kernel_key, t->kernel_key);
+		die("--merge: %s built series %s as kernel %s, %s as %s: not shards of one build",
+		    sh->path, s->name, s->kernel_key,
+		    origin_of(s->name, NULL), t->kernel_key);
 	}
+	if (!s->ntopo)
+		origin_add(s->name, "", sh->path);
 	for (i = 0; i < s->cov->n; i++)
 		cov_add(t->cov, &s->cov->fn[i]);
 	for (i = 0; i < s->ntopo; i++) {
@@ -108,8 +147,10 @@ static void add_series(struct run_report *m, const struct shard *sh,
 			if (!strcmp(t->res[j].name, s->res[i].name))
 				break;
 		if (j < t->ntopo)
-			die("--merge: topology %s of series %s is in %s and in a report before it: shards overlap",
-			    s->res[i].name, s->name, sh->path);
+			die("--merge: topology %s of series %s is in %s and in %s: shards overlap",
+			    s->res[i].name, s->name,
+			    origin_of(s->name, s->res[i].name), sh->path);
+		origin_add(s->name, s->res[i].name, sh->path);
 		t->res = xrealloc(t->res, (t->ntopo + 1) * sizeof(*t->res));
 		t->res[t->ntopo++] = s->res[i];
 	}
@@ -131,6 +172,11 @@ static void load_shards(struct shard *sh, int n, struct run_report *m)
 			die("--merge: %s ran the %s profile, %s the %s one",
 			    sh[i].path, sh[i].r.profile, sh[0].path,
 			    sh[0].r.profile);
+		if (i && (sh[i].r.seed != sh[0].r.seed ||
+			  strcmp(str_or(sh[i].r.accel), str_or(sh[0].r.accel))))
+			die("--merge: %s ran with seed %llu under %s, %s with seed %llu under %s: not one run's shards",
+			    sh[i].path, sh[i].r.seed, str_or(sh[i].r.accel),
+			    sh[0].path, sh[0].r.seed, str_or(sh[0].r.accel));
 		if (!sh[i].r.complete)
 			printf("runner: --merge: %s was interrupted: the merged report is incomplete\n",
 			       sh[i].path);
@@ -141,21 +187,34 @@ static void load_shards(struct shard *sh, int n, struct run_report *m)
 	m->complete = true;
 	for (i = 0; i < n; i++) {
 		m->complete = m->complete && sh[i].r.complete;
+		if (sh[i].r.peak_rss_kib > m->peak_rss_kib)
+			m->peak_rss_kib = sh[i].r.peak_rss_kib;
 		for (s = 0; s < sh[i].r.nseries; s++)
 			add_series(m, &sh[i], &sh[i].r.series[s]);
 	}
 }
 
-/* The merged run's topology count: every series must have the same ones. */
-static int topologies_of(const struct run_report *m)
+/*
+ * The merged run's topologies: every series must have the same ones, in
+ * the same order, for the matrix.  An interrupted shard may lack some
+ * (its run stopped): then the merge is incomplete and has no matrix.
+ */
+static int topologies_of(const struct run_report *m, bool *matrix)
 {
-	int s;
+	int s, t;
 
-	for (s = 1; s < m->nseries; s++)
-		if (m->series[s].ntopo != m->series[0].ntopo)
-			die("--merge: series %s has %d topologies, %s has %d: a shard is missing",
-			    m->series[s].name, m->series[s].ntopo,
-			    m->series[0].name, m->series[0].ntopo);
+	*matrix = m->complete;
+	for (s = 1; s < m->nseries; s++) {
+		bool same = m->series[s].ntopo == m->series[0].ntopo;
+
+		for (t = 0; same && t < m->series[0].ntopo; t++)
+			same = !strcmp(m->series[s].res[t].name,
+				       m->series[0].res[t].name);
+		if (!same && m->complete)
+			die("--merge: series %s and %s ran other topologies: a shard is missing",
+			    m->series[s].name, m->series[0].name);
+		*matrix = *matrix && same;
+	}
 	return m->nseries ? m->series[0].ntopo : 0;
 }
 
@@ -167,6 +226,7 @@ int merge_main(const struct options *o, int argc, char **argv)
 	struct run_report m;
 	char err[512];
 	int i, s, nt, status;
+	bool matrix;
 
 	if (o->expect && expect_load(o->expect, &e, err, sizeof(err)))
 		die("%s", err);
@@ -175,7 +235,7 @@ int merge_main(const struct options *o, int argc, char **argv)
 	load_shards(sh, argc, &m);
 	if (m.kernel)
 		e.kseries = m.kernel->series;
-	nt = topologies_of(&m);
+	nt = topologies_of(&m, &matrix);
 	printf("runner: merged %d reports: %d series, %d topologies each, kernel %s\n",
 	       argc, m.nseries, nt, kernel_of(&m));
 	for (s = 0; s < m.nseries; s++)
@@ -187,9 +247,9 @@ int merge_main(const struct options *o, int argc, char **argv)
 	for (s = 0; s < m.nseries; s++)
 		in.never_executed += cov_report(m.series[s].name,
 						m.series[s].cov);
-	if (m.nseries > 1 || e.n)
+	if (matrix && (m.nseries > 1 || e.n))
 		report_matrix(m.series, m.nseries, nt, &e, &in.met, &in.unmet);
-	if (e.n) {
+	if (matrix && e.n) {
 		report_unmet(m.series, m.nseries, nt, &e);
 		printf("runner: %d of %d expected verdicts held (%s)\n",
 		       in.met, in.met + in.unmet, e.path);

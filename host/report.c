@@ -156,6 +156,7 @@ static json_object *kernel_json(const struct ksource *k)
 				       "debian-package"));
 	json_object_object_add(o, "release", jstr_or_null(k->release));
 	json_object_object_add(o, "version", jstr_or_null(k->version));
+	json_object_object_add(o, "series", jstr_or_null(k->series));
 	json_object_object_add(o, "commit", jstr_or_null(k->commit));
 	json_object_object_add(o, "uncommitted", jstr_or_null(k->dirty));
 	return o;
@@ -546,7 +547,11 @@ static struct ksource *kernel_from_json(json_object *o)
 	KFIELD(version, "version");
 	KFIELD(commit, "commit");
 	KFIELD(dirty, "uncommitted");
+	KFIELD(series, "series");
 #undef KFIELD
+	/* Reports from before "series" was written: from the release. */
+	if (!k->series && k->release)
+		k->series = release_series(k->release);
 	return k;
 }
 
@@ -570,13 +575,21 @@ int run_report_load(const char *path, struct run_report *r, char *err,
 		r->kernel = kernel_from_json(k);
 	r->profile = jstr(o, "profile");
 	r->accel = jstr(o, "accel");
-	r->seed = jnum(o, "seed");
+	r->seed = json_object_object_get_ex(o, "seed", &k) ?
+		  json_object_get_uint64(k) : 0;
+	r->peak_rss_kib = jnum(o, "peak_child_rss_kib");
 	r->complete = json_object_object_get_ex(o, "complete", &k) &&
 		      json_object_get_boolean(k);
 	r->nseries = json_object_array_length(a);
 	r->series = xcalloc(r->nseries ? r->nseries : 1, sizeof(*r->series));
-	for (i = 0; i < (size_t)r->nseries; i++)
-		series_from_json(json_object_array_get_idx(a, i), &r->series[i]);
+	for (i = 0; i < (size_t)r->nseries; i++) {
+		struct series_report *s = &r->series[i];
+		int t;
+
+		series_from_json(json_object_array_get_idx(a, i), s);
+		for (t = 0; t < s->ntopo; t++)
+			s->res[t].run = r->id;
+	}
 	json_object_put(o);
 	return 0;
 }

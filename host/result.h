@@ -36,6 +36,7 @@ struct topo_result {
 	double wall, uptime;
 	double first_ktap;	/* QEMU start to PID 1's first KTAP line */
 	char *dir;
+	char *run;		/* the run it came from, when merged (--merge) */
 	int nodes;		/* guests: 1, or 2 (DRBD) */
 	int ncov;
 	struct cov_hit *cov;

@@ -45,9 +45,17 @@ d = json.load(open(sys.argv[1]))
 kcidb_io.schema.LATEST.validate_exactly(d)
 paths = {t["path"] for t in d["tests"]}
 assert {"stacktest.brd", "stacktest.zram"} <= paths, paths
-assert len(d["builds"]) == 1 and len(d["checkouts"]) == 1' \
+assert len(d["builds"]) == 1 and len(d["checkouts"]) == 1
+ids = [t["id"] for t in d["tests"]]
+assert len(ids) == len(set(ids)), "duplicate test ids"' \
 	"$out/merged.kcidb.json" 2>&1
-ok $? "merged.kcidb.json validates with kcidb-io: both topologies, one build"
+ok $? "merged.kcidb.json validates with kcidb-io: both topologies, one build, unique ids"
+# Expectations of the kernel's own series ([SERIES@X.Y]) apply to a merge:
+# the reports name the kernel.
+printf '[base]\n* = fail\n[base@6.1]\n* = pass\n' >"$out/kernel.expect"
+./runner --merge "$s1" "$s2" --expect "$out/kernel.expect" >"$out/merge-expect.log" 2>&1 &&
+	grep -q '^runner: 2 of 2 expected verdicts held' "$out/merge-expect.log"
+ok $? "--merge --expect: the [base@6.1] section holds for a 6.1 merge" "$out/merge-expect.log"
 
 # Shards that are not of one run.
 bad overlap 'topology brd of series base is in .* and in a report before it: shards overlap' \

@@ -42,8 +42,10 @@ assert t["stacktest.raid10"]["status"] == "PASS", t.keys()
 assert t["stacktest.raid10.swapfile-integrity"]["status"] == "PASS"
 assert all(x["build_id"] == b["id"] for x in d["tests"])
 assert b["checkout_id"] == d["checkouts"][0]["id"]
-assert d["checkouts"][0]["tree_name"] == "linux-source-6.1"' "$kc" 2>&1
-ok $? "it holds stacktest.raid10 and stacktest.raid10.swapfile-integrity, PASS, on one build and checkout" "$kc"
+assert d["checkouts"][0]["tree_name"] == "linux-source-6.1"
+ids = [x["id"] for x in d["tests"]]
+assert len(ids) == len(set(ids)), "duplicate test ids"' "$kc" 2>&1
+ok $? "it holds stacktest.raid10 and stacktest.raid10.swapfile-integrity, PASS, on one build and checkout, ids unique" "$kc"
 kcidb_valid $out/unit.kcidb.json
 ok $? "the unit tests' submission (a hang, a skip, a failure's excerpt) validates too" $out/unit.kcidb.json
 sed 's/"status": *"PASS"/"status":"GREEN"/' "$kc" >$out/bad.kcidb.json
