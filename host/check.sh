@@ -17,7 +17,7 @@ step() {
 	echo "=== check: $name: $*"
 	"$@" 2>&1 | tee "$log"
 	line=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
-	times+=$(printf '%-20s %5d s  %s' "$name" $((SECONDS - t0)) "${line:-no result line}")$'\n'
+	times+=$(printf '%-22s %5d s  %s' "$name" $((SECONDS - t0)) "${line:-no result line}")$'\n'
 	if [ -z "$line" ]; then
 		echo "=== check: $name: no result line; counted as 1 failure"
 		total_fail=$((total_fail + 1))
