@@ -21,7 +21,8 @@ static void usage(FILE *f)
 	      "              [--require-coverage] [--json FILE] [--junit FILE]\n"
 	      "              [--kcidb FILE]\n"
 	      "              [--baseline [DIR]] [--bisect] [--config-fragment FILE]\n"
-	      "              [--shard K/N] [--repeat N] [--tap] [--build-only]\n"
+	      "              [--shard K/N] [--repeat N] [--tap]\n"
+	      "              [--build-only [--artifact DIR]] [--kernel-artifact DIR]\n"
 	      "              [--jobs N] [--kernel-args ARGS] [--layers]\n"
 	      "              [--kernel linux-source-X.Y|PATH] [--debug]\n"
 	      "              [--explore SEED [--steps N | --time S]] [--replay TRACE]\n"
@@ -67,7 +68,12 @@ static void usage(FILE *f)
 	      "  --repeat N  run each topology N times; per-test pass rates\n"
 	      "  --jobs N    guests at once (default: the number of cores), never\n"
 	      "              more than the host's available memory holds\n"
-	      "  --build-only  build (or find cached) the kernels and stop\n"
+	      "  --build-only  build (or find cached) the kernels and stop;\n"
+	      "              --artifact DIR: also write the one series' kernel\n"
+	      "              there with its initramfs, System.map and changed\n"
+	      "              functions, each file's SHA-256 in artifact.json\n"
+	      "  --kernel-artifact DIR  run on that kernel (its series and profile)\n"
+	      "              without building one or reading the kernel source\n"
 	      "  --tap       end with the results as a KTAP document on stdout\n"
 	      "  --bisect    find the first patch of --series at which a test fails\n"
 	      "  --json, --junit  also write the report there (the results\n"
@@ -118,6 +124,8 @@ void parse_args(int argc, char **argv, struct options *o)
 		{ "repeat", required_argument, NULL, 'R' },
 		{ "tap", no_argument, NULL, 'P' },
 		{ "build-only", no_argument, NULL, 'O' },
+		{ "artifact", required_argument, NULL, 'o' },
+		{ "kernel-artifact", required_argument, NULL, 'u' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "junit", required_argument, NULL, 'U' },
 		{ "kcidb", required_argument, NULL, 'Z' },
@@ -139,7 +147,7 @@ void parse_args(int argc, char **argv, struct options *o)
 	char *end, junk;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "t:aLls:S:T:A:kvhE:CFJ:U:BXG:K:N:H:R:POj:Dx:n:m:r:W:MY:Q:", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:aLls:S:T:A:kvhE:CFJ:U:BXG:K:N:H:R:POo:u:j:Dx:n:m:r:W:MY:Q:", lo, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			o->topologies = optarg;
@@ -190,6 +198,12 @@ void parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'O':
 			o->build_only = true;
+			break;
+		case 'o':
+			o->artifact = optarg;
+			break;
+		case 'u':
+			o->kernel_artifact = optarg;
 			break;
 		case 'P':
 			o->tap = true;
@@ -310,6 +324,12 @@ void parse_args(int argc, char **argv, struct options *o)
 			  o->baseline || o->bisect || o->repeat > 1 ||
 			  o->explore || o->replay || o->expect))
 		die("--mutate wants one --series, without --baseline, --bisect, --repeat, --expect, --explore or --replay");
+	if (o->artifact && (!o->build_only || (o->series && strchr(o->series, ','))))
+		die("--artifact DIR goes with --build-only and one --series");
+	if (o->kernel_artifact && (o->series || o->kernel || o->debug ||
+				   o->fragment || o->baseline || o->bisect ||
+				   o->mutate || o->build_only))
+		die("--kernel-artifact runs the kernel it holds: not with --series, --kernel, --debug, --config-fragment, --baseline, --bisect, --mutate or --build-only");
 	if (o->explore && o->replay)
 		die("--explore draws a new walk, --replay re-runs one: not both");
 	if ((o->explore_steps || o->explore_time) && !o->explore)

@@ -13,6 +13,8 @@ struct options {
 	bool all, list, layers, keep, verbose, require_coverage;
 	bool changed_functions, bisect, tap, build_only, debug, merge;
 	char *baseline;
+	/* --build-only --artifact DIR; --kernel-artifact DIR */
+	char *artifact, *kernel_artifact;
 	int shard_k, shard_n, repeat;
 	/* --explore SEED, --steps, --time, --replay TRACE, --shrink-runs */
 	bool explore;

@@ -391,7 +391,8 @@ void patch_added_lines(const char *patch_text, const char *src,
 
 int cov_from_list(struct cov *c, const char *path, char *err, size_t len)
 {
-	char *text = read_file(path, NULL), **lines;
+	char *text = read_file(path, NULL), **lines, *why;
+	struct cov_fn *f;
 	int n, i;
 
 	if (!text) {
@@ -413,14 +414,34 @@ int cov_from_list(struct cov *c, const char *path, char *err, size_t len)
 		}
 		cov_add(c, name, file, !strcmp(state, "removed") ||
 				       !strcmp(state, "absent"));
-		if (!strcmp(state, "absent"))
-			cov_find(c, name)->absent = true;
-		if (!strcmp(state, "unreachable"))
-			cov_find(c, name)->unreachable = true;
+		f = cov_find(c, name);
+		f->absent |= !strcmp(state, "absent");
+		f->unreachable |= !strcmp(state, "unreachable");
+		why = strstr(lines[i], " # ");
+		if (why)
+			snprintf(f->why, sizeof(f->why), "%s", why + 3);
 	}
 	free(lines);
 	free(text);
 	return 0;
+}
+
+int cov_write_list(const struct cov *c, const char *path)
+{
+	struct strbuf sb = { 0 };
+	int i, rc;
+
+	sb_printf(&sb, "# function file state # why it may not be traceable\n");
+	for (i = 0; i < c->n; i++) {
+		const struct cov_fn *f = &c->fn[i];
+
+		sb_printf(&sb, "%s %s %s # %s\n", f->name, f->file,
+			  f->absent ? "absent" : f->removed ? "removed" :
+			  f->unreachable ? "unreachable" : "-", f->why);
+	}
+	rc = write_file_atomic(path, sb.buf, sb.len);
+	sb_free(&sb);
+	return rc;
 }
 
 static bool in_system_map(const char *map, const char *name)

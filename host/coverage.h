@@ -35,9 +35,16 @@ void cov_from_patch(struct cov *c, const char *patch_text, const char *src);
  * Read "name file [state]" lines (a committed list; '#' comments); state
  * "absent" (not in this tree), "removed", or "unreachable" (traced, but
  * no stack of ours can call it; the list says why): 0 calls of an
- * unreachable function are not a coverage failure.
+ * unreachable function are not a coverage failure.  State "-" is none;
+ * " # WHY" after the state sets why.
  */
 int cov_from_list(struct cov *c, const char *path, char *err, size_t len);
+/*
+ * The same list with every state and, after " # ", why each function may
+ * not be traceable (cov_classify()'s view): what a kernel artifact carries
+ * in place of the tree.  0 or -1.
+ */
+int cov_write_list(const struct cov *c, const char *path);
 struct cov_fn *cov_find(struct cov *c, const char *name);
 /*
  * Not counted in "N of M executed" nor by --require-coverage: removed,

@@ -25,7 +25,11 @@ void cov_series(const char *series, int prefix, const struct kernel *k,
 	int n, i;
 
 	memset(c, 0, sizeof(*c));
-	if (path_exists(list) && prefix < 0) {
+	if (k->coverage) {
+		/* A kernel artifact: its list, classified where it was built. */
+		if (cov_from_list(c, k->coverage, err, sizeof(err)))
+			die("%s", err);
+	} else if (path_exists(list) && prefix < 0) {
 		if (cov_from_list(c, list, err, sizeof(err)))
 			die("%s", err);
 	} else {
@@ -44,7 +48,8 @@ void cov_series(const char *series, int prefix, const struct kernel *k,
 		}
 		sb_free(&kd);
 	}
-	cov_classify(c, src);
+	if (!k->coverage)
+		cov_classify(c, src);
 	ro->ntrace = 0;
 	ro->trace = xcalloc(c->n + ro->nextra + 1, sizeof(char *));
 	for (i = 0; i < c->n; i++)

@@ -234,16 +234,6 @@ static void compile(const struct kbuild_opts *o, const char *dir,
 	free(jobs);
 }
 
-static void copy_file(const char *from, const char *to)
-{
-	size_t len;
-	char *data = read_file(from, &len);
-
-	if (!data || write_file_atomic(to, data, len))
-		die("cannot copy %s to %s: %s", from, to, strerror(errno));
-	free(data);
-}
-
 /*
  * The build key, and in pristine the key of the same source and config
  * with no patches (the key's seed, see seed_objects()).
@@ -648,6 +638,7 @@ void kbuild(const struct kbuild_opts *o, struct kernel *k)
 	k->dir = xasprintf("%s/kernels/%s", o->build, k->key);
 	k->bzimage = xasprintf("%s/bzImage", k->dir);
 	k->config = xasprintf("%s/config", k->dir);
+	k->sysmap = xasprintf("%s/src/out/System.map", k->dir);
 	stamp = xasprintf("%s/ok", k->dir);
 	unav = xasprintf("%s/unavailable", k->dir);
 	if (built(stamp, k))

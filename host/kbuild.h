@@ -25,6 +25,9 @@ struct kernel {
 	char *dir;		/* build/kernels/KEY */
 	char *bzimage;
 	char *config;
+	char *sysmap;		/* its System.map */
+	/* A kernel artifact's changed functions (cov_write_list()), or NULL. */
+	char *coverage;
 	char *source_version;
 	const struct ksource *src;
 	char *unavailable;	/* "KIND why" lines: layers this kernel lacks */

@@ -107,6 +107,22 @@ static void use_profile(struct ctx *c, const struct profile *p)
 		      p->kargs;
 }
 
+/* --kernel-artifact: its kernel, series and profile in place of a build. */
+static void use_artifact(struct ctx *c)
+{
+	if (c->o.changed_functions)
+		die("--changed-functions reads a kernel tree, which a --kernel-artifact run has not");
+	c->art = xcalloc(1, sizeof(*c->art));
+	artifact_load(c->o.kernel_artifact, c->o.root, c->art);
+	if (strcmp(c->art->profile, "default") &&
+	    strcmp(c->art->profile, debug_profile.name))
+		die("%s: profile \"%s\" is not one this runner has",
+		    c->art->dir, c->art->profile);
+	c->ksrc = *c->art->kernel;
+	printf("runner: kernel artifact %s: kernel %s, series %s, profile %s\n",
+	       c->art->dir, c->art->key, c->art->series, c->art->profile);
+}
+
 static struct ctx *setup(int argc, char **argv)
 {
 	struct ctx *c = xcalloc(1, sizeof(*c));
@@ -123,7 +139,9 @@ static struct ctx *setup(int argc, char **argv)
 	c->ko.build = c->o.build;
 	c->ko.config_dir = xasprintf("%s/config", c->o.root);
 	c->ko.fragment = c->o.fragment ? abs_path(c->o.fragment) : NULL;
-	if ((!c->o.list || c->o.mutate) && !c->o.layers && !c->o.merge)
+	if (c->o.kernel_artifact)
+		use_artifact(c);
+	else if ((!c->o.list || c->o.mutate) && !c->o.layers && !c->o.merge)
 		ksource_resolve(c->o.kernel, c->o.root, c->o.build, &c->ksrc);
 	c->ko.ksrc = &c->ksrc;
 	c->ko.jobs = sysconf(_SC_NPROCESSORS_ONLN);
@@ -131,14 +149,15 @@ static struct ctx *setup(int argc, char **argv)
 	/* STACKTEST_TMP: where disk images go (the fault tests fill it). */
 	c->ro.tmp = getenv("STACKTEST_TMP") ? getenv("STACKTEST_TMP") :
 		    xasprintf("%s/tmp", c->o.build);
-	c->ro.initramfs = xasprintf("%s/guest/initramfs.cpio.gz", c->o.build);
+	c->ro.initramfs = c->art ? c->art->initramfs :
+			  xasprintf("%s/guest/initramfs.cpio.gz", c->o.build);
 	c->ro.seed = c->o.seed;
 	c->ro.timeout = c->o.timeout;
 	c->ro.keep = c->o.keep;
 	c->ro.verbose = c->o.verbose;
 	c->ro.kargs = c->o.kargs;
 	c->ro.time_scale = 1;
-	if (c->o.debug)
+	if (c->o.debug || (c->art && !strcmp(c->art->profile, "debug")))
 		use_profile(c, &debug_profile);
 	return c;
 }
@@ -150,6 +169,8 @@ static int build_only(struct ctx *c)
 	int ns, s;
 
 	series = series_list(&c->o, &ns);
+	if (c->o.artifact && ns != 1)
+		die("--artifact DIR holds one kernel: give one --series");
 	install_stop_handlers();
 	for (s = 0; s < ns; s++) {
 		c->ko.series = series[s];
@@ -159,15 +180,32 @@ static int build_only(struct ctx *c)
 		       base_name(series[s]), k.key,
 		       k.cached ? "cached" : "built", k.seconds);
 	}
+	if (c->o.artifact) {
+		char *cwd = getcwd(NULL, 0);
+		char *dir = c->o.artifact[0] == '/' ? xstrdup(c->o.artifact) :
+			    xasprintf("%s/%s", cwd, c->o.artifact);
+
+		artifact_write(dir, &k, series[0], c->ko.profile,
+			       c->ro.initramfs, c->o.root);
+		printf("runner: kernel artifact %s (kernel %s, series %s)\n",
+		       dir, k.key, base_name(series[0]));
+	}
 	return 0;
 }
 
 /* The series to run: --series, with --baseline first, or --repeat copies. */
 static char **series_to_run(struct ctx *c, const struct expect *e, int *ns)
 {
-	char **series = series_list(&c->o, ns);
+	char **series;
 	int s;
 
+	if (c->art) {
+		*ns = 1;
+		series = xcalloc(c->o.repeat > 1 ? c->o.repeat : 1, sizeof(char *));
+		series[0] = c->art->series_path;
+	} else {
+		series = series_list(&c->o, ns);
+	}
 	if (c->o.baseline) {
 		series = xrealloc(series, (*ns + 1) * sizeof(char *));
 		memmove(series + 1, series, *ns * sizeof(char *));
@@ -293,6 +331,8 @@ int main(int argc, char **argv)
 	status = run_verdict(&rr, &in);
 	rr.seed = c->o.seed;
 	rr.accel = c->ro.accel;
+	rr.shard_k = c->o.shard_k;
+	rr.shard_n = c->o.shard_n;
 	rr.peak_rss_kib = peak_child_rss();
 	printf("runner: peak memory of one child process: %lld MiB\n",
 	       rr.peak_rss_kib >> 10);

@@ -8,8 +8,9 @@
  *
  * Shards that disagree are an error naming both files: another kernel,
  * profile, seed or accelerator, a series built from another build key,
- * one topology in two shards.  A shard that was interrupted makes the
- * merge incomplete (no matrix, and a failure, as for a run).
+ * one topology in two shards, two reports of one --shard K/N, or of
+ * another N.  A shard that was interrupted, or one of 1..N missing, makes
+ * the merge incomplete (no matrix, and a failure, as for a run).
  */
 #include <stdio.h>
 #include <string.h>
@@ -194,6 +195,44 @@ static void load_shards(struct shard *sh, int n, struct run_report *m)
 	}
 }
 
+static char *shard_name(const struct run_report *r)
+{
+	return r->shard_n ? xasprintf("shard %d/%d", r->shard_k, r->shard_n) :
+			    xstrdup("no shard (a whole run)");
+}
+
+/*
+ * Shards of --shard K/N: all of one N, each K once.  A missing one (its
+ * job died before it wrote a report) leaves the merge incomplete, as an
+ * interrupted shard does: its topologies never ran.
+ */
+static void check_shards(const struct shard *sh, int n, struct run_report *m)
+{
+	int i, j, want = sh[0].r.shard_n;
+
+	for (i = 1; i < n; i++) {
+		if (sh[i].r.shard_n != want)
+			die("--merge: %s is %s, %s is %s: not shards of one run",
+			    sh[i].path, shard_name(&sh[i].r), sh[0].path,
+			    shard_name(&sh[0].r));
+		for (j = 0; want && j < i; j++)
+			if (sh[j].r.shard_k == sh[i].r.shard_k)
+				die("--merge: %s and %s are both %s",
+				    sh[j].path, sh[i].path, shard_name(&sh[i].r));
+	}
+	for (i = 1; i <= want; i++) {
+		for (j = 0; j < n && sh[j].r.shard_k != i; j++)
+			;
+		if (j == n) {
+			printf("runner: --merge: shard %d/%d is missing: the merged report is incomplete\n",
+			       i, want);
+			m->complete = false;
+		}
+	}
+	m->shard_k = 0;
+	m->shard_n = 0;
+}
+
 /*
  * The merged run's topologies: every series must have the same ones, in
  * the same order, for the matrix.  An interrupted shard may lack some
@@ -233,6 +272,7 @@ int merge_main(const struct options *o, int argc, char **argv)
 	for (i = 0; i < argc; i++)
 		sh[i].path = report_path(argv[i]);
 	load_shards(sh, argc, &m);
+	check_shards(sh, argc, &m);
 	if (m.kernel)
 		e.kseries = m.kernel->series;
 	nt = topologies_of(&m, &matrix);

@@ -146,7 +146,7 @@ static json_object *jstr_or_null(const char *s)
 }
 
 /* The kernel under test: what --kernel named, its version, its commit. */
-static json_object *kernel_json(const struct ksource *k)
+json_object *ksource_json(const struct ksource *k)
 {
 	json_object *o = json_object_new_object();
 
@@ -179,13 +179,20 @@ int report_json(const struct run_report *r, const char *path)
 
 	json_object_object_add(o, "run", json_object_new_string(r->id));
 	if (r->kernel)
-		json_object_object_add(o, "kernel", kernel_json(r->kernel));
+		json_object_object_add(o, "kernel", ksource_json(r->kernel));
 	json_object_object_add(o, "profile", json_object_new_string(
 				       r->profile ? r->profile : "default"));
 	json_object_object_add(o, "seed", json_object_new_uint64(r->seed));
 	json_object_object_add(o, "accel",
 			       json_object_new_string(r->accel ? r->accel : ""));
 	json_object_object_add(o, "complete", json_object_new_boolean(r->complete));
+	if (r->shard_n) {
+		json_object *sh = json_object_new_object();
+
+		json_object_object_add(sh, "k", json_object_new_int(r->shard_k));
+		json_object_object_add(sh, "n", json_object_new_int(r->shard_n));
+		json_object_object_add(o, "shard", sh);
+	}
 	json_object_object_add(o, "passed", json_object_new_int(r->passed));
 	json_object_object_add(o, "failed", json_object_new_int(r->failed));
 	json_object_object_add(o, "peak_child_rss_kib",
@@ -534,7 +541,7 @@ static void series_from_json(json_object *o, struct series_report *s)
 		topo_from_json(json_object_array_get_idx(a, i), &s->res[i]);
 }
 
-static struct ksource *kernel_from_json(json_object *o)
+struct ksource *ksource_from_json(json_object *o)
 {
 	struct ksource *k = xcalloc(1, sizeof(*k));
 	json_object *v;
@@ -549,6 +556,12 @@ static struct ksource *kernel_from_json(json_object *o)
 	KFIELD(dirty, "uncommitted");
 	KFIELD(series, "series");
 #undef KFIELD
+	/* A tree's kernel names its path (only read back, never built). */
+	if (json_object_object_get_ex(o, "kind", &v) && v &&
+	    strcmp(json_object_get_string(v), "debian-package")) {
+		k->tree = xstrdup(k->name ? k->name : "");
+		k->git = !strcmp(json_object_get_string(v), "git");
+	}
 	/* Reports from before "series" was written: from the release. */
 	if (!k->series && k->release)
 		k->series = release_series(k->release);
@@ -572,7 +585,7 @@ int run_report_load(const char *path, struct run_report *r, char *err,
 	}
 	r->id = jstr(o, "run");
 	if (json_object_object_get_ex(o, "kernel", &k))
-		r->kernel = kernel_from_json(k);
+		r->kernel = ksource_from_json(k);
 	r->profile = jstr(o, "profile");
 	r->accel = jstr(o, "accel");
 	r->seed = json_object_object_get_ex(o, "seed", &k) ?
@@ -580,6 +593,10 @@ int run_report_load(const char *path, struct run_report *r, char *err,
 	r->peak_rss_kib = jnum(o, "peak_child_rss_kib");
 	r->complete = json_object_object_get_ex(o, "complete", &k) &&
 		      json_object_get_boolean(k);
+	if (json_object_object_get_ex(o, "shard", &k) && k) {
+		r->shard_k = jnum(k, "k");
+		r->shard_n = jnum(k, "n");
+	}
 	r->nseries = json_object_array_length(a);
 	r->series = xcalloc(r->nseries ? r->nseries : 1, sizeof(*r->series));
 	for (i = 0; i < (size_t)r->nseries; i++) {

@@ -18,6 +18,10 @@ int json_write_put(json_object *o, const char *path);
  */
 xmlTextWriterPtr junit_open(const char *path, char **tmp);
 int junit_close(xmlTextWriterPtr w, char *tmp, const char *path);
+/* The kernel under test as report.json's "kernel" object, and back. */
+struct ksource;
+json_object *ksource_json(const struct ksource *k);
+struct ksource *ksource_from_json(json_object *o);
 /* One topology's result to a file and back (--jobs workers use it). */
 int topo_result_save(const struct topo_result *r, const char *path);
 int topo_result_load(const char *path, struct topo_result *r);

@@ -56,6 +56,7 @@ struct run_report {
 	unsigned long long seed;
 	const char *accel;
 	bool complete;		/* false: interrupted, results partial */
+	int shard_k, shard_n;	/* --shard K/N; 0/0: not a shard */
 	int passed, failed;
 	long long peak_rss_kib;	/* largest child (QEMU, make, cc1) */
 	int nseries;

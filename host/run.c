@@ -426,7 +426,7 @@ void run_topology(const struct topology *t, const struct kernel *k,
 	struct guest_result gr[2];
 	void *ctx[2] = { &l[0], &l[1] };
 	int i, n = t->nodes, link[2], v = 0;
-	char *sysmap = xasprintf("%s/src/out/System.map", k->dir);
+	const char *sysmap = k->sysmap;
 	char *dir;
 
 	memset(r, 0, sizeof(*r));
@@ -466,7 +466,6 @@ void run_topology(const struct topology *t, const struct kernel *k,
 		free((char *)l[i].label);
 		free(prefix);
 	}
-	free(sysmap);
 	r->verdict = (char *)topo_verdict(r, v);
 	collect_coverage(r);
 	if (o->keep)

@@ -288,7 +288,10 @@ bool run_series(struct ctx *c, const char *path, int prefix,
 
 	c->ko.series = path;
 	c->ko.prefix = prefix;
-	kbuild(&c->ko, &k);
+	if (c->art)
+		artifact_kernel(c->art, &k);
+	else
+		kbuild(&c->ko, &k);
 	printf("runner: series %s, kernel %s%s (%s%s), seed %llu\n", label,
 	       k.key, c->ko.profile ? xasprintf(", profile %s", c->ko.profile) :
 	       "", k.cached ? "cached" : "built in ",

@@ -2,6 +2,7 @@
 #ifndef HOST_SCHED_H
 #define HOST_SCHED_H
 
+#include "artifact.h"
 #include "cli.h"
 #include "kbuild.h"
 #include "result.h"
@@ -11,6 +12,7 @@
 struct ctx {
 	struct options o;
 	struct ksource ksrc;
+	struct artifact *art;	/* --kernel-artifact, else NULL */
 	struct kbuild_opts ko;
 	struct run_opts ro;
 	struct topology *topo;

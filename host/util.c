@@ -157,6 +157,16 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 	return err ? -1 : 0;
 }
 
+void copy_file(const char *from, const char *to)
+{
+	size_t len;
+	char *data = read_file(from, &len);
+
+	if (!data || write_file_atomic(to, data, len))
+		die("cannot copy %s to %s: %s", from, to, strerror(errno));
+	free(data);
+}
+
 int mkdir_p(const char *path)
 {
 	char *p = xstrdup(path), *s;

@@ -20,6 +20,8 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *read_file(const char *path, size_t *len);
 /* Write via a temporary and rename, so no half-written file is left. */
 int write_file_atomic(const char *path, const void *data, size_t len);
+/* From's content into to, atomically; dies naming both on error. */
+void copy_file(const char *from, const char *to);
 int mkdir_p(const char *path);
 /*
  * Why ini_parse() stopped at LINE of PATH when the handler left no
