@@ -34,9 +34,11 @@ step dmz build/bin/dmz-tests
 step raid10 ./runner --topology raid10 --junit build/check/raid10.xml \
 	--json build/check/raid10.json --kcidb build/check/raid10.kcidb.json --tap
 step reports host/test/reports.sh
-# CI shards and their merge: --shard 1/2 and 2/2, then --merge into one
-# report (JSON, JUnit, KCIDB checked by kcidb-io), and mismatched shards.
-step merge host/test/merge.sh
+# The CI pipeline (.gitlab-ci.yml) against GitLab's schema, then its jobs
+# run here, each in its own clone: a kernel artifact built, two shards
+# run from it, their reports merged (JSON, JUnit, KCIDB checked by
+# kcidb-io); mismatched or missing shards, damaged artifacts.
+step pipeline host/test/pipeline.sh
 # The kernel store: the base kernel kept, and taken back by a build
 # folder without it.
 step store host/test/store.sh
