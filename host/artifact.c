@@ -26,7 +26,7 @@ static const char *const files[] = {
 	"bzImage", "config", "System.map", "initramfs.cpio.gz",
 	"unavailable", "coverage.list",
 };
-#define NFILES (sizeof(files) / sizeof(files[0]))
+#define NFILES ARRAY_SIZE(files)
 
 /* A folder being written: removed if we die before it is in place. */
 static char *partial;

@@ -926,6 +926,37 @@ static void test_kcidb(void)
 	free(text);
 }
 
+/*
+ * A kernel artifact's coverage.list: every state and the host's reason
+ * survive the round trip, and a committed list (no reason) still reads.
+ */
+static void test_cov_list(void)
+{
+	const char *path = "build/obj/cov-list.test";
+	struct cov a = { 0 }, b = { 0 };
+	char err[256];
+	int rc;
+
+	rc = cov_from_list(&a, "patches/base/coverage.list", err, sizeof(err));
+	CHECK(rc == 0 && a.n > 10 && !a.fn[0].why[0],
+	      "patches/base/coverage.list reads, without reasons (%d)", a.n);
+	cov_classify(&a, "/nonexistent");
+	a.fn[1].absent = a.fn[1].removed = true;
+	rc = cov_write_list(&a, path) ||
+	     cov_from_list(&b, path, err, sizeof(err));
+	CHECK(rc == 0 && b.n == a.n, "the written list reads back (%d of %d)",
+	      b.n, a.n);
+	CHECK(b.n > 4 && b.fn[0].unreachable && !b.fn[0].removed &&
+	      b.fn[1].absent && b.fn[1].removed &&
+	      !strcmp(b.fn[3].why, a.fn[3].why) &&
+	      !strcmp(b.fn[4].file, a.fn[4].file) && b.fn[3].why[0],
+	      "states, files and reasons survive (%s: '%s')", b.fn[3].name,
+	      b.fn[3].why);
+	unlink(path);
+	cov_free(&a);
+	cov_free(&b);
+}
+
 int main(void)
 {
 	test_topology();
@@ -950,6 +981,7 @@ int main(void)
 	test_expect();
 	test_ksource();
 	test_kcidb();
+	test_cov_list();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
