@@ -77,12 +77,18 @@ static void add_excerpt(json_object *o, const char *detail)
 	json_object_object_add(o, "log_excerpt", json_object_new_string(detail));
 }
 
+/* The checkout (and build) of a series: one per build key. */
+static char *checkout_id(const struct series_report *s)
+{
+	return xasprintf(ORIGIN ":checkout-%s", s->kernel_key);
+}
+
 static json_object *checkout_json(const struct run_report *r,
 				  const struct series_report *s)
 {
 	json_object *o = json_object_new_object(), *misc = json_object_new_object();
 	const struct ksource *k = r->kernel;
-	char *id = xasprintf(ORIGIN ":checkout-%s", s->kernel_key);
+	char *id = checkout_id(s);
 	char *comment = xasprintf("%s with patch series %s", k ? k->version : "kernel",
 				  s->name);
 
@@ -108,7 +114,7 @@ static json_object *build_json(const struct run_report *r,
 {
 	json_object *o = json_object_new_object(), *misc = json_object_new_object();
 	char *id = xasprintf(ORIGIN ":build-%s", s->kernel_key);
-	char *co = xasprintf(ORIGIN ":checkout-%s", s->kernel_key);
+	char *co = checkout_id(s);
 
 	add_str(o, "id", id);
 	add_str(o, "origin", ORIGIN);

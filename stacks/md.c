@@ -192,17 +192,29 @@ static int md_pick_member(const char *kind, uint64_t r, char *args,
 	return 0;
 }
 
+/* Md's member called name, as it is now, into *out; false if none is. */
+static bool md_member_named(const char *md, const char *name,
+			    struct md_member *out)
+{
+	struct md_member m[MD_MAX_MEMBERS];
+	int n = md_members(md, m, MD_MAX_MEMBERS), i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(m[i].name, name)) {
+			*out = m[i];
+			return true;
+		}
+	return false;
+}
+
 /* The pick's condition, again when the operation runs (a replayed trace). */
 static bool md_still_failable(const char *md, const char *name)
 {
-	struct md_member m[MD_MAX_MEMBERS];
 	long long degraded = md_attr_ll(md, "degraded");
-	int n = md_members(md, m, MD_MAX_MEMBERS), i;
+	struct md_member m;
 
-	for (i = 0; i < n && !nout && degraded >= 0; i++)
-		if (!strcmp(m[i].name, name))
-			return md_failable(&m[i], degraded);
-	return false;
+	return !nout && degraded >= 0 && md_member_named(md, name, &m) &&
+	       md_failable(&m, degraded);
 }
 
 static int md_mark_out(const char *md, const char *dev, bool armed)
@@ -637,16 +649,13 @@ static int md_pick_mostly(const char *kind, uint64_t r, char *args,
 static int md_op_mostly(const char *kind, const char *args, char *msg,
 			size_t len)
 {
-	struct md_member m[MD_MAX_MEMBERS];
 	char md[16], name[32], onoff[8], attr[48];
-	int n, i;
+	struct md_member m;
 
 	if (sscanf(args, "%15s %31s %7s", md, name, onoff) != 3)
 		return 1;
-	n = md_members(md, m, MD_MAX_MEMBERS);
-	for (i = 0; i < n && strcmp(m[i].name, name); i++)
-		;
-	if (i == n || m[i].slot < 0 || strstr(m[i].state, "faulty") ||
+	if (!md_member_named(md, name, &m) || m.slot < 0 ||
+	    strstr(m.state, "faulty") ||
 	    (strcmp(onoff, "on") && md_behind(md)))
 		return 1;
 	snprintf(attr, sizeof(attr), "dev-%s/state", name);

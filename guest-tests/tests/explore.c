@@ -701,6 +701,13 @@ static int parse_step(char *line, struct step *st, char *err, size_t len)
 
 /* ---- running a step ---- */
 
+/* Step n's operation failed: it, and why, into err. */
+static void op_error(int n, const struct step *st, char *err, size_t len)
+{
+	snprintf(err, len, "step %d, %s %s %s: %s", n, st->op.k->name,
+		 st->op.op->name, st->op.args, st->op.msg);
+}
+
 static int run_step(int n, struct step *st, char *err, size_t len)
 {
 	pthread_t t[MAXIO + 1];
@@ -728,8 +735,7 @@ static int run_step(int n, struct step *st, char *err, size_t len)
 		bad = 2;
 	w.ios += st->n;
 	if (bad) {
-		snprintf(err, len, "step %d, %s %s %s: %s", n, st->op.k->name,
-			 st->op.op->name, st->op.args, st->op.msg);
+		op_error(n, st, err, len);
 		w.ops++;
 	}
 	for (i = 0; i < st->n && !bad; i++) {
@@ -756,8 +762,7 @@ static int run_step(int n, struct step *st, char *err, size_t len)
 	}
 	w.ops++;
 	if (st->op.rc < 0) {
-		snprintf(err, len, "step %d, %s %s %s: %s", n, st->op.k->name,
-			 st->op.op->name, st->op.args, st->op.msg);
+		op_error(n, st, err, len);
 		return -1;
 	}
 	if (full_scan(err, len)) {
