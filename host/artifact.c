@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <glob.h>
+#include <signal.h>
 #include <unistd.h>
 #include <json.h>
 
@@ -58,7 +60,12 @@ static char *suite_commit(const char *root)
 	char *st_argv[] = { "git", "-C", (char *)root, "status", "--porcelain",
 			    "--untracked-files=no", NULL };
 	char *head = NULL, *st = NULL, *r = NULL;
+	char *git = xasprintf("%s/.git", root);
+	bool repo = path_exists(git);
 
+	free(git);
+	if (!repo)
+		return NULL;
 	if (!run_capture(head_argv, NULL, &head) && *head &&
 	    !run_capture(st_argv, NULL, &st)) {
 		head[strcspn(head, "\n")] = 0;
@@ -70,7 +77,7 @@ static char *suite_commit(const char *root)
 }
 
 /* Dir may be replaced: absent, empty, or an artifact already. */
-static void check_replaceable(const char *dir)
+void artifact_check_dest(const char *dir)
 {
 	char *meta = xasprintf("%s/artifact.json", dir);
 	struct dirent *e;
@@ -145,13 +152,47 @@ static json_object *meta_json(const struct kernel *k, const char *series,
 static void put_in_place(const char *tmp, const char *dir)
 {
 	char *old = xasprintf("%s.old.%d", dir, getpid());
+	bool had = path_exists(dir);
+	int e;
 
-	if (path_exists(dir) && rename(dir, old))
+	if (had && rename(dir, old))
 		die("cannot move %s aside: %s", dir, strerror(errno));
-	if (rename(tmp, dir))
-		die("cannot rename %s to %s: %s", tmp, dir, strerror(errno));
+	if (rename(tmp, dir)) {
+		e = errno;
+		if (had)
+			rename(old, dir);
+		die("cannot rename %s to %s: %s", tmp, dir, strerror(e));
+	}
 	rm_rf(old);
 	free(old);
+}
+
+/*
+ * What a writer of dir killed outright (a CI job's timeout) left beside
+ * it: DIR.tmp.PID and DIR.old.PID of a process that is gone.
+ */
+static void remove_stale(const char *dir)
+{
+	char *pat = xasprintf("%s.*.*", dir);
+	glob_t g;
+	size_t i;
+
+	if (glob(pat, 0, NULL, &g)) {
+		free(pat);
+		return;
+	}
+	for (i = 0; i < g.gl_pathc; i++) {
+		const char *rest = g.gl_pathv[i] + strlen(dir);
+		int pid;
+		char c;
+
+		if ((sscanf(rest, ".tmp.%d%c", &pid, &c) == 1 ||
+		     sscanf(rest, ".old.%d%c", &pid, &c) == 1) &&
+		    kill(pid, 0) && errno == ESRCH)
+			rm_rf(g.gl_pathv[i]);
+	}
+	globfree(&g);
+	free(pat);
 }
 
 void artifact_write(const char *dir, const struct kernel *k,
@@ -161,7 +202,8 @@ void artifact_write(const char *dir, const struct kernel *k,
 	json_object *o, *sums = json_object_new_object();
 	char *tmp = xasprintf("%s.tmp.%d", dir, getpid()), *p;
 
-	check_replaceable(dir);
+	artifact_check_dest(dir);
+	remove_stale(dir);
 	partial = tmp;
 	atexit(remove_partial);
 	rm_rf(tmp);
@@ -207,7 +249,8 @@ static void check_files(const char *dir, json_object *o, const char *path)
 	for (i = 0; i < NFILES; i++) {
 		char *f = xasprintf("%s/%s", dir, files[i]), *sum;
 
-		if (!json_object_object_get_ex(sums, files[i], &v))
+		if (!json_object_object_get_ex(sums, files[i], &v) ||
+		    !json_object_is_type(v, json_type_string))
 			die("%s: lists no SHA-256 for %s", path, files[i]);
 		sum = file_sha256(f);
 		if (!sum)

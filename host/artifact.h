@@ -21,9 +21,15 @@ struct artifact {
 };
 
 /*
+ * Dies, naming dir, unless it may become an artifact: absent, empty, or
+ * an artifact (replaced).  Checked before a build, and again at writing.
+ */
+void artifact_check_dest(const char *dir);
+/*
  * Write k (built from series_path with profile, NULL for the default)
- * and initramfs to dir: built beside it and renamed into place, so dir
- * is whole or untouched.  A dir that holds something else is refused.
+ * and initramfs to dir: built beside it (DIR.tmp.PID) and renamed into
+ * place, so dir is whole or untouched; what a killed writer left beside
+ * it is removed.
  */
 void artifact_write(const char *dir, const struct kernel *k,
 		    const char *series_path, const char *profile,

@@ -5,7 +5,8 @@
 # and fail.
 set -eu
 here=$(dirname "$0")
-# STACKTEST_PACKAGES: another list (the harness's own tests use it).
+# STACKTEST_PACKAGES: another list (./runner's for a run from a kernel
+# artifact, host/packages-run; the harness's own tests).
 list=${STACKTEST_PACKAGES:-$here/packages}
 if [ $# -gt 0 ]; then
 	pkgs=$*

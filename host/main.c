@@ -162,15 +162,32 @@ static struct ctx *setup(int argc, char **argv)
 	return c;
 }
 
+/* A folder to write, absolute, without a trailing '/'. */
+static char *out_dir(const char *arg)
+{
+	char *cwd = getcwd(NULL, 0);
+	char *d = arg[0] == '/' ? xstrdup(arg) : xasprintf("%s/%s", cwd, arg);
+	size_t n = strlen(d);
+
+	while (n > 1 && d[n - 1] == '/')
+		d[--n] = 0;
+	free(cwd);
+	return d;
+}
+
 static int build_only(struct ctx *c)
 {
 	struct kernel k;
-	char **series;
+	char **series, *dir = NULL;
 	int ns, s;
 
 	series = series_list(&c->o, &ns);
 	if (c->o.artifact && ns != 1)
 		die("--artifact DIR holds one kernel: give one --series");
+	if (c->o.artifact) {
+		dir = out_dir(c->o.artifact);
+		artifact_check_dest(dir);
+	}
 	install_stop_handlers();
 	for (s = 0; s < ns; s++) {
 		c->ko.series = series[s];
@@ -180,11 +197,7 @@ static int build_only(struct ctx *c)
 		       base_name(series[s]), k.key,
 		       k.cached ? "cached" : "built", k.seconds);
 	}
-	if (c->o.artifact) {
-		char *cwd = getcwd(NULL, 0);
-		char *dir = c->o.artifact[0] == '/' ? xstrdup(c->o.artifact) :
-			    xasprintf("%s/%s", cwd, c->o.artifact);
-
+	if (dir) {
 		artifact_write(dir, &k, series[0], c->ko.profile,
 			       c->ro.initramfs, c->o.root);
 		printf("runner: kernel artifact %s (kernel %s, series %s)\n",

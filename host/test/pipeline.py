@@ -2,17 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0
 """Check .gitlab-ci.yml against GitLab's own schema, then run its jobs
 here as GitLab would run them: stage by stage, each job (each value of
-its parallel:matrix) in a fresh clone of the repository, with the
-artifacts of the jobs it needs copied in and its script lines run by
-bash -e with the pipeline's variables.  Not emulated: caches, images
-(the jobs run on this machine), timeouts, retries.
+its parallel:matrix) in a fresh clone of the repository as it is now
+(uncommitted and untracked changes laid over HEAD), with the artifacts
+of the jobs it needs copied in and its script lines run by bash -e with
+the pipeline's variables.  A job is skipped when a job it needs (or,
+without needs, any job of an earlier stage) failed, unless it is
+when: always.  Not emulated: caches, images (the jobs run on this
+machine), timeouts, retries.
 
 usage: pipeline.py [--lint-only] [--shards N] [--var NAME=VALUE]... WORK
 
---shards N runs N shards (SHARD 1..N, SHARDS=N) in place of the file's
-matrix; --var overrides a pipeline variable.  Each job's clone is
-WORK/JOB (WORK/shard-K for a matrix job); its log is WORK/JOB.log.
-Exits 0 when the file is valid and, unless --lint-only, every job passed.
+--shards N runs N shards (SHARD 1/N..N/N) in place of the file's matrix;
+--var overrides a pipeline variable.  Each job's clone is WORK/JOB
+(WORK/shard-K for shard K/N); its log is WORK/JOB.log.  Exits 0 when
+the file is valid and, unless --lint-only, every job passed.
 """
 import argparse
 import glob
@@ -55,14 +58,33 @@ def lint(path):
             need = need if isinstance(need, str) else need["job"]
             if need not in jobs:
                 sys.exit(f"{path}: job {name} needs {need}, which is no job")
-    shards = [m.get("SHARD") for j in jobs.values()
-              for m in j.get("parallel", {}).get("matrix", [])]
-    want = int(doc["variables"]["SHARDS"])
-    for values in shards:
-        if values != [str(k) for k in range(1, want + 1)]:
-            sys.exit(f"{path}: SHARD is {values}, SHARDS {want}: "
-                     "want 1..SHARDS")
+    for j in jobs.values():
+        for m in j.get("parallel", {}).get("matrix", []):
+            values = m.get("SHARD", [])
+            n = len(values)
+            if values != [f"{k}/{n}" for k in range(1, n + 1)]:
+                sys.exit(f"{path}: SHARD is {values}: want 1/N .. N/N")
     return doc, jobs
+
+
+def needs_of(job):
+    return [n if isinstance(n, str) else n["job"]
+            for n in job.get("needs", [])]
+
+
+def copy_tree(clone):
+    """ROOT as it is now into clone: HEAD, then what differs from it."""
+    subprocess.run(["git", "clone", "-q", ROOT, clone], check=True)
+    ls = subprocess.run(["git", "-C", ROOT, "ls-files", "-z", "-m", "-o",
+                         "--exclude-standard"], check=True,
+                        capture_output=True).stdout
+    for f in filter(None, ls.decode().split("\0")):
+        src, dst = os.path.join(ROOT, f), os.path.join(clone, f)
+        if os.path.lexists(src):
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy2(src, dst)
+        elif os.path.lexists(dst):
+            os.remove(dst)
 
 
 def expand(value, env):
@@ -77,11 +99,11 @@ def instances(name, job, shards):
     if not matrix:
         return [(name, {})]
     if shards:
-        matrix = [{"SHARD": [str(k) for k in range(1, shards + 1)]}]
+        matrix = [{"SHARD": [f"{k}/{shards}" for k in range(1, shards + 1)]}]
     out = []
     for m in matrix:
         (key, values), = m.items()
-        out += [(f"{name}-{v}", {key: v}) for v in values]
+        out += [(f"{name}-{v.split('/')[0]}", {key: v}) for v in values]
     return out
 
 
@@ -89,9 +111,8 @@ def run_job(label, job, mvars, doc, over, work, done):
     """Run one job in its own clone; its artifacts' paths, or None."""
     clone = os.path.join(work, label)
     log = open(os.path.join(work, label + ".log"), "w")
-    subprocess.run(["git", "clone", "-q", ROOT, clone], check=True,
-                   stdout=log, stderr=log)
-    for need in job.get("needs", []):
+    copy_tree(clone)
+    for need in needs_of(job):
         for lbl, (src, files) in done.items():
             if lbl == need or lbl.startswith(need + "-"):
                 for f in files:
@@ -139,23 +160,24 @@ def main():
     if a.lint_only:
         return 0
     over = dict(v.split("=", 1) for v in a.var)
-    if a.shards:
-        over["SHARDS"] = str(a.shards)
-    shutil.rmtree(a.work, ignore_errors=True)
-    os.makedirs(a.work)
+    work = os.path.abspath(a.work)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
     done, failed = {}, []
     for stage in doc["stages"]:
         for name, job in jobs.items():
             if job.get("stage", "test") != stage:
                 continue
+            needs = needs_of(job) if "needs" in job else list(done)
+            blocked = [f for f in failed
+                       if any(f == n or f.startswith(n + "-") for n in needs)]
             for label, mvars in instances(name, job, a.shards):
-                if failed and job.get("when") != "always":
-                    print(f"pipeline: {label}: skipped (a job before failed)")
+                if blocked and job.get("when") != "always":
+                    print(f"pipeline: {label}: skipped ({blocked[0]} failed)")
                     continue
                 t0 = time.time()
-                ok, files = run_job(label, job, mvars, doc, over, a.work,
-                                    done)
-                done[label] = (os.path.join(a.work, label), files)
+                ok, files = run_job(label, job, mvars, doc, over, work, done)
+                done[label] = (os.path.join(work, label), files)
                 print(f"pipeline: {label}: {'passed' if ok else 'FAILED'} "
                       f"in {time.time() - t0:.0f}s, "
                       f"{len(files)} artifact files")
