@@ -118,6 +118,8 @@ static void use_artifact(struct ctx *c)
 	    strcmp(c->art->profile, debug_profile.name))
 		die("%s: profile \"%s\" is not one this runner has",
 		    c->art->dir, c->art->profile);
+	/* As --debug would: the profile, and the durations' mode. */
+	c->o.debug = !strcmp(c->art->profile, debug_profile.name);
 	c->ksrc = *c->art->kernel;
 	printf("runner: kernel artifact %s: kernel %s, series %s, profile %s\n",
 	       c->art->dir, c->art->key, c->art->series, c->art->profile);
@@ -157,7 +159,7 @@ static struct ctx *setup(int argc, char **argv)
 	c->ro.verbose = c->o.verbose;
 	c->ro.kargs = c->o.kargs;
 	c->ro.time_scale = 1;
-	if (c->o.debug || (c->art && !strcmp(c->art->profile, "debug")))
+	if (c->o.debug)
 		use_profile(c, &debug_profile);
 	return c;
 }
@@ -214,7 +216,7 @@ static char **series_to_run(struct ctx *c, const struct expect *e, int *ns)
 
 	if (c->art) {
 		*ns = 1;
-		series = xcalloc(c->o.repeat > 1 ? c->o.repeat : 1, sizeof(char *));
+		series = xcalloc(1, sizeof(char *));
 		series[0] = c->art->series_path;
 	} else {
 		series = series_list(&c->o, ns);
