@@ -46,7 +46,7 @@ static int has_word(const char *list, const char *word)
 	return 0;
 }
 
-static int kconfig_set(const char *option)
+int kconfig_on(const char *option)
 {
 	char line[256];
 	size_t n = strlen(option);
@@ -81,7 +81,7 @@ int requirement_met(const struct requirement *r, char *why, size_t len)
 		snprintf(why, len, "the stack provides no %s", r->what);
 		return -1;
 	case REQ_KCONFIG_:
-		if (kconfig_set(r->what))
+		if (kconfig_on(r->what))
 			return 0;
 		snprintf(why, len, "the guest kernel lacks %s (%s)", r->what,
 			 access(KERNEL_CONFIG, R_OK) ? "no " KERNEL_CONFIG :

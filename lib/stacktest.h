@@ -70,6 +70,9 @@ struct guest_test {
 	const struct guest_test guest_test = { __VA_ARGS__ }
 extern const struct guest_test guest_test;
 
+/* Is CONFIG_option =y or =m in the guest kernel's .config? */
+int kconfig_on(const char *option);
+
 /* Exit status of a test program whose requirements are not met. */
 #define GUEST_TEST_SKIP 77
 
