@@ -37,6 +37,23 @@
  * and state: it must be stable when written, and not before the writes
  * it follows.  (A super block md never wrote, or wrote without the flush
  * or FUA, passes oracles 1 and 2: they judge the workload's bytes.)
+ * dm-log-writes logs a plain write only just before the flush that
+ * covers it, so "after a flush" holds for any FUA write here: what this
+ * oracle can see is a super block written without FUA, or never.
+ *
+ * Oracle 3 can see a missing flush only where writes are left unflushed
+ * when md writes its super block; the workload flushes after every call.
+ * So on md, after call 0: a mark "unflushed" (no flush), UNFLUSHED
+ * O_DIRECT writes with no fsync beside the workload's region (the array
+ * goes active), the array marked clean, and once every member's super
+ * block on disk says so, a mark "clean" and a flush.  Oracle 4: md
+ * writes a super block saying active (resync_offset 0) before a write
+ * goes on, and flushes before one saying clean (not 0), so no plain write
+ * is logged while the latest super block logged says clean; one that is
+ * (at the flush after mark "clean") was still volatile when the super
+ * block called the array clean, and a power cut there leaves mirrors
+ * that differ with no resync to mend them.  (The arrays have no journal:
+ * with one, an active super block says MaxSector too.)
  */
 #define _GNU_SOURCE
 #include <endian.h>
@@ -68,6 +85,8 @@
 #define REPLICA_MNT "/mnt/replica"
 #define MD_SB_MAGIC 0xa92b4efc	/* md's v1.x super block */
 #define MD_SB_BYTE 4096		/* v1.2: 4 KiB into the member */
+#define MD_SB_RESYNC 208	/* struct mdp_superblock_1's resync_offset */
+#define UNFLUSHED 8		/* oracle 4's writes, of a block each */
 
 enum op { OP_FSYNC, OP_FDATASYNC, OP_DSYNC, OP_RANGE, OP_DIRECT, NOPS };
 
@@ -441,6 +460,215 @@ static int check_md_sb(const struct member *m, int *n)
 	return bad || !*n || rc < 0;
 }
 
+/* A little-endian 64-bit field of md's super block at buf + off. */
+static uint64_t le64_at(const unsigned char *buf, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, buf + off, sizeof(v));
+	return le64toh(v);
+}
+
+/* Whether md's super block on member m says the array is clean. */
+static bool md_sb_clean(const struct member *m)
+{
+	unsigned char *b = NULL;
+	int fd = open(m->data, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	bool yes = false;
+
+	if (fd >= 0 && !posix_memalign((void **)&b, BLK, BLK) &&
+	    pread(fd, b, BLK, MD_SB_BYTE) == BLK)
+		yes = le64_at(b, MD_SB_RESYNC) != 0;
+	free(b);
+	if (fd >= 0)
+		close(fd);
+	return yes;
+}
+
+/* Where oracle 4 writes: past the workload's blocks of the raw device. */
+static void unflushed_path(char *p, size_t n, long long *off)
+{
+	if (mnt) {
+		snprintf(p, n, "%.100s/durability/unflushed", mnt);
+		*off = 0;
+	} else {
+		snprintf(p, n, "%s", top);
+		*off = RAW_BLOCKS * BLK;
+	}
+}
+
+/* On a filesystem, oracle 4's file, written and durable before call 0. */
+static int unflushed_file(char *buf)
+{
+	char path[160];
+	long long off;
+	int fd, bad;
+
+	unflushed_path(path, sizeof(path), &off);
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	memset(buf, 0, UNFLUSHED * BLK);
+	bad = fd < 0 || pwrite(fd, buf, UNFLUSHED * BLK, 0) != UNFLUSHED * BLK ||
+	      fsync(fd);
+	if (fd >= 0)
+		close(fd);
+	return bad ? -1 : 0;
+}
+
+static int md_clean(void);
+
+/*
+ * Oracle 4's writes: mark "unflushed" in every member's log, UNFLUSHED
+ * O_DIRECT block writes and no flush, the array marked clean, and once
+ * each md member's super block says so, mark "clean" and a flush.
+ */
+static int unflushed_then_clean(char *buf)
+{
+	char path[160];
+	long long off;
+	double end;
+	int i, fd, bad = 0;
+
+	for (i = 0; i < nmem; i++)
+		bad |= dm_mark(mem[i].name, "unflushed");
+	unflushed_path(path, sizeof(path), &off);
+	fd = open(path, O_WRONLY | O_DIRECT | O_CLOEXEC);
+	for (i = 0; fd >= 0 && !bad && i < UNFLUSHED; i++) {
+		pattern_fill(buf, BLK, seed, 0x4f4f, off + i * BLK);
+		bad = pwrite(fd, buf, BLK, off + i * BLK) != BLK;
+	}
+	if (fd < 0 || bad) {
+		ktap_diag("unflushed writes to %s: %s", path, strerror(errno));
+		bad = 1;
+	}
+	bad = bad || md_clean();
+	end = mono_s() + scaled(10);
+	for (i = 0; !bad && i < nmem; i++) {
+		while (md_member(&mem[i]) && !md_sb_clean(&mem[i]) &&
+		       mono_s() < end)
+			usleep(10000);
+		if (md_member(&mem[i]) && !md_sb_clean(&mem[i])) {
+			ktap_diag("%s: md's super block does not say clean",
+				  mem[i].data);
+			bad = 1;
+		}
+	}
+	/*
+	 * Flushed either way, so the calls' oracles judge only their own
+	 * writes; on a filesystem the file's new mtime made durable too,
+	 * not left to a journal commit in the middle of a call.
+	 */
+	bad |= mark_all("clean") || (fd >= 0 && mnt && fsync(fd));
+	if (fd >= 0)
+		close(fd);
+	return bad ? -1 : 0;
+}
+
+/*
+ * resync_offset of the md super block written by logged entry e (it
+ * covers MD_SB_BYTE); -1 when the entry does not hold that field.
+ */
+static int logged_resync(struct lw_log *l, const struct lw_entry *e,
+			 uint64_t *v)
+{
+	long long at = MD_SB_BYTE + MD_SB_RESYNC -
+		       (long long)(e->sector * l->sectorsize);
+	long long sec = at / l->sectorsize * l->sectorsize;
+
+	/* The log may be O_DIRECT: its sector holding the field, aligned. */
+	if (at + 8 > (long long)(e->nr_sectors * l->sectorsize) ||
+	    pread(l->fd, l->buf, l->sectorsize, e->data_off + sec) !=
+	    (ssize_t)l->sectorsize)
+		return -1;
+	*v = le64_at(l->buf, at - sec);
+	return 0;
+}
+
+/*
+ * Oracle 4 on member m: from mark "unflushed" to the flush after mark
+ * "clean", no plain write is logged while the latest super block logged
+ * says clean (md marks the array active, in a super block write, before
+ * a write goes on, and flushes before it says clean again); *n counts
+ * the writes logged while it said active (a member that holds none of
+ * the blocks written gets none).
+ */
+static int check_md_clean(const struct member *m, int *n)
+{
+	struct lw_log l;
+	struct lw_entry e;
+	bool in = false, clean = false, ever = false, ending = false;
+	uint64_t sb, resync;
+	int late = 0, rc;
+
+	*n = 0;
+	if (lw_open(&l, m->log)) {
+		ktap_diag("%s: cannot read its log %s", m->name, m->log);
+		return 1;
+	}
+	sb = MD_SB_BYTE / l.sectorsize;
+	while ((rc = lw_next(&l, &e)) > 0) {
+		if (e.flags & LW_MARK) {
+			in |= !strcmp(e.mark, "unflushed");
+			ending |= in && !strcmp(e.mark, "clean");
+			continue;
+		}
+		if (!in)
+			continue;
+		if (!e.nr_sectors) {
+			if (ending && (e.flags & LW_FLUSH))
+				break;
+			continue;
+		}
+		if (e.sector <= sb && sb < e.sector + e.nr_sectors) {
+			rc = logged_resync(&l, &e, &resync);
+			if (rc)
+				break;
+			/* The latest super block rules: active writes 0. */
+			clean = resync != 0;
+			ever |= clean;
+			continue;
+		}
+		if (e.flags & (LW_FUA | LW_DISCARD))
+			continue;
+		if (clean && late++ < 4)
+			ktap_diag("%s (%s): sectors %llu-%llu logged after the super block write that marked the array clean (log entry %llu)",
+				  m->name, m->data,
+				  (unsigned long long)e.sector,
+				  (unsigned long long)(e.sector + e.nr_sectors - 1),
+				  (unsigned long long)e.index);
+		*n += !clean;
+	}
+	lw_close(&l);
+	if (rc < 0)
+		ktap_diag("%s: cannot read a super block write in its log",
+			  m->name);
+	else if (!ever)
+		ktap_diag("%s (%s): no super block write marked the array clean",
+			  m->name, m->data);
+	if (late)
+		ktap_diag("%s: %d writes still volatile when md's super block called the array clean",
+			  m->name, late);
+	return late || !ever || rc < 0;
+}
+
+/* Oracle 4 over every md member; -1: none is one. */
+static int md_clean_oracle(int *members, int *writes)
+{
+	int i, n, bad = 0;
+
+	*members = *writes = 0;
+	for (i = 0; i < nmem; i++) {
+		if (!md_member(&mem[i]))
+			continue;
+		++*members;
+		bad += check_md_clean(&mem[i], &n);
+		*writes += n;
+	}
+	/* Some member got the writes, or this proved nothing. */
+	if (*members && !*writes && !bad++)
+		ktap_diag("no member logged the unflushed writes before its clean super block");
+	return *members ? bad : -1;
+}
+
 /*
  * Every active md array marked clean (array_state "clean"; md then writes
  * its super block, REQ_PREFLUSH | REQ_FUA), right after mark "call-0": so
@@ -747,13 +975,13 @@ static int test_main(void)
 {
 	struct ktap_out k;
 	char *buf = NULL, label[16];
-	int c, i, ok, bad, pt[NPOINTS], mds = 0, sbw = 0;
+	int c, i, ok, ok4, bad, pt[NPOINTS], mds = 0, sbw = 0;
 
 	seed = env_seed();
 	mnt = *env_or("STACK_MNT", "") ? env_or("STACK_MNT", "") : NULL;
 	fstype = mnt ? env_or("STACK_FSTYPE", "") : NULL;
 	top = env_or("STACK_TOP", "");
-	ktap_begin(&k, 3 + NPOINTS);
+	ktap_begin(&k, 4 + NPOINTS);
 	if (parse_members() || posix_memalign((void **)&buf, BLK, MAX_PIECE * BLK +
 					       FILE_BLOCKS * BLK)) {
 		ktap_result(&k, 0, "logged members and spare disks to replay onto");
@@ -767,8 +995,12 @@ static int test_main(void)
 	 * first (lvm2 writes its metadata without a flush): only the
 	 * workload's writes are judged.
 	 */
-	ok = !flush_all() && !(mnt && setup_files(buf)) && !mark_all("call-0") &&
+	for (i = 0; i < nmem; i++)
+		mds += md_member(&mem[i]);
+	ok = !flush_all() && !(mnt && setup_files(buf)) &&
+	     !(mds && mnt && unflushed_file(buf)) && !mark_all("call-0") &&
 	     !md_clean();
+	ok4 = ok && mds && !unflushed_then_clean(buf);
 	for (c = 1; ok && c <= NCALLS; c++) {
 		snprintf(label, sizeof(label), "call-%d", c);
 		ok = !do_call(c, buf) && !mark_all(label);
@@ -787,6 +1019,12 @@ static int test_main(void)
 		ktap_result(&k, 1, "md's super block written FUA after a flush # SKIP no member holds an md super block");
 	else
 		ktap_result(&k, !bad, "md's super block written FUA after a flush on each of its %d members (%d writes)",
+			    mds, sbw);
+	bad = ok && ok4 ? md_clean_oracle(&mds, &sbw) : !mds ? -1 : 1;
+	if (bad < 0)
+		ktap_result(&k, 1, "md flushed what it acknowledged before its super block said clean # SKIP no member holds an md super block");
+	else
+		ktap_result(&k, !bad, "md flushed what it acknowledged before its super block said clean, on each of its %d members (%d writes)",
 			    mds, sbw);
 	pick_points(pt);
 	for (i = 0; i < NPOINTS; i++) {
