@@ -8,9 +8,11 @@
  * hold what the last write to it put there, read back O_DIRECT in other
  * seeded sizes and offsets, and buffered after dropping caches.
  *
- * Last, the bios' memory: LEAK_READS O_DIRECT reads of 1 MiB, each one
+ * Then the bios' memory: LEAK_READS O_DIRECT reads of the first MiB,
+ * written first (a read of a file's unwritten extent sends no bio), must
+ * leave the guest's slab where it was: on a raw device each read is one
  * bio of BIO_MAX_VECS vectors (a 4 KiB vector array from the bio_set's
- * slab), must leave the guest's slab where it was.  A stacking driver
+ * slab), in a file as many bios as extents, vectors of 4 KiB in all.  A stacking driver
  * or bio_free() that loses a bio or its vectors on completion grows it
  * by 4 KiB or more per read; nothing else in a read of the same sectors
  * allocates for long.  Not on a KASAN kernel: its quarantine keeps
@@ -39,10 +41,8 @@
 #define LEAK_IO (1LL << 20)
 #define LEAK_READS 512
 /*
- * Slab growth allowed, in KiB: an eighth of what losing a 4 KiB vector
- * array per read would (in a file, reads split at extents and some
- * arrays are smaller: 1 MiB lost on dm-linear's ext4).  On base it
- * grows by 0.
+ * Slab growth allowed, in KiB: an eighth of what losing 4 KiB of vectors
+ * per read would.  On base it grows by 0.
  */
 #define LEAK_SLACK_KB (LEAK_READS * 4LL / 8)
 
@@ -150,14 +150,23 @@ static long long read_buffered(const char *path, unsigned char *buf)
 }
 
 /*
- * Slab growth in KiB across LEAK_READS reads of one aligned MiB into
- * *kb, after a few reads to let anything lazily set up be set up.
+ * The first MiB written, then the slab's growth in KiB across LEAK_READS
+ * reads of it into *kb, after a few reads to let anything lazily set up
+ * be set up.
  */
 static int slab_growth(int fd, unsigned char *buf, long long *kb)
 {
-	long long before = 0, after;
+	long long before = 0, after, u;
 	int r;
 
+	pattern_fill(buf, LEAK_IO, seed, stream(NWRITES), 0);
+	if (pwrite(fd, buf, LEAK_IO, 0) != LEAK_IO || fsync(fd)) {
+		ktap_diag("O_DIRECT write of %lld at 0: %s", LEAK_IO,
+			  strerror(errno));
+		return -1;
+	}
+	for (u = 0; u < LEAK_IO / unit; u++)
+		owner[u] = 1 + NWRITES;
 	for (r = 0; r < 16 + LEAK_READS; r++) {
 		if (r == 16)
 			before = meminfo_kb("Slab");
