@@ -128,12 +128,16 @@ static char *first_error(const char *dir, const char *results,
 	return r;
 }
 
-/* Build in a child: kbuild() dies on a compile error, the run must not. */
-static bool build(const struct kbuild_opts *ko)
+/*
+ * Build in a child: kbuild() dies on a compile error, the run must not.
+ * build_start() forks it, build_wait() reaps it: true when it built.
+ * (Only waitpid() on this pid reaps it: a mutant's judge runs one
+ * topology at a time, never sched.c's wait() for any worker.)
+ */
+static pid_t build_start(const struct kbuild_opts *ko)
 {
 	struct kernel k;
 	pid_t pid;
-	int st;
 
 	fflush(NULL);
 	pid = fork();
@@ -148,6 +152,13 @@ static bool build(const struct kbuild_opts *ko)
 		_exit(0);
 	}
 	child_track(pid);
+	return pid;
+}
+
+static bool build_wait(pid_t pid)
+{
+	int st;
+
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			die("waitpid: %s", strerror(errno));
@@ -306,55 +317,118 @@ static void judge(struct mrun *mr, const struct mutant *m, const char *dir,
 	free(label);
 }
 
-static void run_mutant(struct mrun *mr, int idx, const char *src,
-		       char **names, int n)
+/* A mutant from the start of its build to its verdict. */
+struct inflight {
+	int idx;
+	pid_t build;		/* its build, 0 when none was started */
+	int *order, nj;		/* the topologies to judge it, quickest first */
+	char *dir, *kdir;
+	double t0;
+};
+
+/* Mutant idx's series made and its build started (when anything ran it). */
+static void mutant_start(struct mrun *mr, struct inflight *f, int idx,
+			 const char *src, char **names, int n)
 {
 	struct mutant *m = &mr->ms.m[idx];
-	struct outcome *o = &mr->out[idx];
 	struct kbuild_opts ko = mr->c->ko;
-	int *order = xcalloc(mr->base.ntopo + 1, sizeof(int)), nj;
-	double t0 = now_s();
-	char *dir, *kdir, *why;
 
+	memset(f, 0, sizeof(*f));
+	f->idx = idx;
+	f->t0 = now_s();
 	printf("\nmutate: [%d/%d, %.0fs] %s %s in %s() at %s:%d\n  -%s\n  +%s\n",
 	       idx + 1, mr->ms.n, now_s() - mr->t0, m->id, m->op, m->func,
 	       m->file, m->line, m->old, m->new);
-	nj = judges_of(mr, m, order);
-	if (!nj) {
+	f->order = xcalloc(mr->base.ntopo + 1, sizeof(int));
+	f->nj = judges_of(mr, m, f->order);
+	if (!f->nj)
+		return;
+	f->dir = mutant_series(mr, m, src, names, n);
+	ko.series = f->dir;
+	ko.prefix = -1;
+	ko.parent = mr->key;
+	ko.parent_patches = n;
+	f->kdir = kbuild_dir(&ko);
+	f->build = build_start(&ko);
+}
+
+/* Its build, folders and memory gone; true when the build succeeded. */
+static bool mutant_drop(struct mrun *mr, struct inflight *f)
+{
+	bool built = f->build && build_wait(f->build);
+
+	f->build = 0;
+	if (f->dir && !mr->c->o.keep) {
+		rm_rf(f->kdir);
+		rm_rf(f->dir);
+	}
+	free(f->kdir);
+	free(f->dir);
+	free(f->order);
+	f->kdir = f->dir = NULL;
+	f->order = NULL;
+	return built;
+}
+
+/* Mutant f's verdict, once its build ended. */
+static void mutant_judge(struct mrun *mr, struct inflight *f, bool built)
+{
+	struct mutant *m = &mr->ms.m[f->idx];
+	struct outcome *o = &mr->out[f->idx];
+	char *why;
+
+	if (!f->nj) {
 		o->status = "not reached";
 		o->detail = xasprintf("no passing topology executed %s()%s",
 				      m->func, hits_of(&mr->base.res[0], m->func) < 0 ?
 				      " (inlined) nor any function of its file" : "");
-		goto out;
-	}
-	dir = mutant_series(mr, m, src, names, n);
-	ko.series = dir;
-	ko.prefix = -1;
-	ko.parent = mr->key;
-	ko.parent_patches = n;
-	kdir = kbuild_dir(&ko);
-	if (!build(&ko)) {
+	} else if (!built) {
 		o->status = stop_requested ? "interrupted" : "not built";
-		o->detail = first_error(kdir, mr->c->results, m->id);
+		o->detail = first_error(f->kdir, mr->c->results, m->id);
 	} else {
-		judge(mr, m, dir, order, nj, o);
+		judge(mr, m, f->dir, f->order, f->nj, o);
 	}
 	why = equivalent_why(mr->equivalent, m->id);
 	if (why && !strcmp(o->status, "survived")) {
 		o->status = "equivalent";
 		o->detail = why;
 	}
-	if (!mr->c->o.keep) {
-		rm_rf(kdir);
-		rm_rf(dir);
-	}
-	free(kdir);
-	free(dir);
-out:
-	o->seconds = now_s() - t0;
+	o->seconds = now_s() - f->t0;
 	printf("mutate: %s %s%s%s (%.0fs)\n", m->id, o->status,
 	       o->detail ? ": " : "", o->detail ? o->detail : "", o->seconds);
-	free(order);
+}
+
+/*
+ * Every mutant, one after another; with --jobs 3 or more, the next one's
+ * kernel builds while this one's guests run (one build and one mutant's
+ * guests at a time).  Not at 2: on two cores the build's make jobs and
+ * a TCG guest share them, and overlapping gained nothing (3 mutants: 201
+ * s against 204 s one after another).
+ */
+static void run_mutants(struct mrun *mr, const char *src, char **names,
+			int n)
+{
+	bool ahead = mr->c->o.jobs > 2;
+	struct inflight cur, next = { 0 };
+	bool built;
+	int i;
+
+	mutant_start(mr, &cur, 0, src, names, n);
+	for (i = 0; i < mr->ms.n && !stop_requested; i++) {
+		built = cur.build && build_wait(cur.build);
+		cur.build = 0;
+		if (ahead && i + 1 < mr->ms.n && !stop_requested)
+			mutant_start(mr, &next, i + 1, src, names, n);
+		mutant_judge(mr, &cur, built);
+		mutant_drop(mr, &cur);
+		if (!ahead && i + 1 < mr->ms.n && !stop_requested)
+			mutant_start(mr, &next, i + 1, src, names, n);
+		cur = next;
+		memset(&next, 0, sizeof(next));
+	}
+	/* Stopped: a build started ahead is reaped, its folders removed. */
+	if (i < mr->ms.n)
+		mutant_drop(mr, &cur);
 }
 
 /* --mutate-only ID,...: those mutants, each of them one of the series'. */
@@ -762,8 +836,7 @@ int mutate_main(struct ctx *c)
 	}
 	c->ro.nextra = 0;	/* a mutant's run counts only the series' */
 	mr.out = xcalloc(mr.ms.n + 1, sizeof(*mr.out));
-	for (i = 0; i < mr.ms.n && !stop_requested; i++)
-		run_mutant(&mr, i, src, names, n);
+	run_mutants(&mr, src, names, n);
 	print_report(&mr, &all);
 	write_reports_m(&mr);
 	if (stop_requested)

@@ -238,7 +238,7 @@ static long long hog_size(enum pressure how)
 	long long total = meminfo_kb("MemTotal") << 10;
 	long long avail = meminfo_kb("MemAvailable") << 10;
 	long long swap = meminfo_kb("SwapFree") << 10;
-	long long bytes;
+	long long bytes, share;
 
 	if (how == PAGEOUT) {
 		bytes = avail / 2;
@@ -255,14 +255,19 @@ static long long hog_size(enum pressure how)
 	/*
 	 * More than RAM, so pages must go out; but where the stack itself
 	 * holds much memory no more than half the free swap beyond what is
-	 * available: pages that come back keep their swap slots, and a full
-	 * swap ends in the OOM killer.
+	 * available: pages that come back keep their swap slots, pages in
+	 * writeback hold a slot and RAM at once, and a full swap ends in the
+	 * OOM killer.  A stack that keeps much swap writeback in flight
+	 * (dm-integrity's journal) takes less: option hog-swap-share=PCT.
 	 */
+	share = atoi(env_or("STACK_OPT_HOG_SWAP_SHARE", "50"));
+	if (share < 1 || share > 100)
+		share = 50;
 	bytes = total + (32LL << 20);
 	if (bytes > avail + swap - (48LL << 20))
 		bytes = avail + swap - (48LL << 20);
-	if (bytes > avail + swap / 2)
-		bytes = avail + swap / 2;
+	if (bytes > avail + swap * share / 100)
+		bytes = avail + swap * share / 100;
 	return bytes;
 }
 
