@@ -151,7 +151,11 @@ static pid_t build_start(const struct kbuild_opts *ko)
 		printf("mutate: kernel %s built in %.1fs\n", k.key, k.seconds);
 		_exit(0);
 	}
+	/* Its group made here too, so a stop from now on reaches it. */
+	setpgid(pid, pid);
 	child_track(pid);
+	if (stop_requested)
+		kill(-pid, SIGKILL);
 	return pid;
 }
 
@@ -326,9 +330,13 @@ struct inflight {
 	double t0;
 };
 
-/* Mutant idx's series made and its build started (when anything ran it). */
+/*
+ * Mutant idx's series made and its build started (when anything ran it);
+ * beside: the mutant whose guests run meanwhile, or NULL.
+ */
 static void mutant_start(struct mrun *mr, struct inflight *f, int idx,
-			 const char *src, char **names, int n)
+			 const char *src, char **names, int n,
+			 const char *beside)
 {
 	struct mutant *m = &mr->ms.m[idx];
 	struct kbuild_opts ko = mr->c->ko;
@@ -336,9 +344,11 @@ static void mutant_start(struct mrun *mr, struct inflight *f, int idx,
 	memset(f, 0, sizeof(*f));
 	f->idx = idx;
 	f->t0 = now_s();
-	printf("\nmutate: [%d/%d, %.0fs] %s %s in %s() at %s:%d\n  -%s\n  +%s\n",
+	printf("\nmutate: [%d/%d, %.0fs] %s %s in %s() at %s:%d%s%s%s\n  -%s\n  +%s\n",
 	       idx + 1, mr->ms.n, now_s() - mr->t0, m->id, m->op, m->func,
-	       m->file, m->line, m->old, m->new);
+	       m->file, m->line, beside ? " (built while " : "",
+	       beside ? beside : "", beside ? "'s guests run)" : "",
+	       m->old, m->new);
 	f->order = xcalloc(mr->base.ntopo + 1, sizeof(int));
 	f->nj = judges_of(mr, m, f->order);
 	if (!f->nj)
@@ -393,6 +403,17 @@ static void mutant_judge(struct mrun *mr, struct inflight *f, bool built)
 		o->status = "equivalent";
 		o->detail = why;
 	}
+}
+
+/* Its folders gone, its time (from its build's start) and verdict. */
+static void mutant_done(struct mrun *mr, struct inflight *f)
+{
+	struct mutant *m = &mr->ms.m[f->idx];
+	struct outcome *o = &mr->out[f->idx];
+
+	mutant_drop(mr, f);
+	if (!o->status)
+		o->status = "interrupted";
 	o->seconds = now_s() - f->t0;
 	printf("mutate: %s %s%s%s (%.0fs)\n", m->id, o->status,
 	       o->detail ? ": " : "", o->detail ? o->detail : "", o->seconds);
@@ -409,26 +430,32 @@ static void run_mutants(struct mrun *mr, const char *src, char **names,
 			int n)
 {
 	bool ahead = mr->c->o.jobs > 2;
-	struct inflight cur, next = { 0 };
+	struct inflight cur = { .idx = -1 }, next = { .idx = -1 };
 	bool built;
 	int i;
 
-	mutant_start(mr, &cur, 0, src, names, n);
+	if (!stop_requested)
+		mutant_start(mr, &cur, 0, src, names, n, NULL);
 	for (i = 0; i < mr->ms.n && !stop_requested; i++) {
+		const char *id = mr->ms.m[i].id;
+
 		built = cur.build && build_wait(cur.build);
 		cur.build = 0;
 		if (ahead && i + 1 < mr->ms.n && !stop_requested)
-			mutant_start(mr, &next, i + 1, src, names, n);
+			mutant_start(mr, &next, i + 1, src, names, n, id);
+		if (ahead)
+			printf("mutate: [%d/%d, %.0fs] judging %s\n", i + 1,
+			       mr->ms.n, now_s() - mr->t0, id);
 		mutant_judge(mr, &cur, built);
-		mutant_drop(mr, &cur);
+		mutant_done(mr, &cur);
 		if (!ahead && i + 1 < mr->ms.n && !stop_requested)
-			mutant_start(mr, &next, i + 1, src, names, n);
+			mutant_start(mr, &next, i + 1, src, names, n, NULL);
 		cur = next;
-		memset(&next, 0, sizeof(next));
+		next = (struct inflight){ .idx = -1 };
 	}
-	/* Stopped: a build started ahead is reaped, its folders removed. */
-	if (i < mr->ms.n)
-		mutant_drop(mr, &cur);
+	/* Stopped: a mutant started and not judged is interrupted. */
+	if (cur.idx >= 0)
+		mutant_done(mr, &cur);
 }
 
 /* --mutate-only ID,...: those mutants, each of them one of the series'. */
