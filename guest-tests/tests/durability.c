@@ -650,25 +650,6 @@ static int check_md_clean(const struct member *m, int *n)
 	return late || !ever || rc < 0;
 }
 
-/* Oracle 4 over every md member; -1: none is one. */
-static int md_clean_oracle(int *members, int *writes)
-{
-	int i, n, bad = 0;
-
-	*members = *writes = 0;
-	for (i = 0; i < nmem; i++) {
-		if (!md_member(&mem[i]))
-			continue;
-		++*members;
-		bad += check_md_clean(&mem[i], &n);
-		*writes += n;
-	}
-	/* Some member got the writes, or this proved nothing. */
-	if (*members && !*writes && !bad++)
-		ktap_diag("no member logged the unflushed writes before its clean super block");
-	return *members ? bad : -1;
-}
-
 /*
  * Every active md array marked clean (array_state "clean"; md then writes
  * its super block, REQ_PREFLUSH | REQ_FUA), right after mark "call-0": so
@@ -700,8 +681,9 @@ static int md_clean(void)
 	return bad;
 }
 
-/* Oracle 3 over every md member; -1: none is one. */
-static int md_sb_oracle(int *members, int *writes)
+/* An oracle's check over every md member; -1: none is one. */
+static int md_oracle(int (*check)(const struct member *, int *),
+		     int *members, int *writes)
 {
 	int i, n, bad = 0;
 
@@ -710,7 +692,7 @@ static int md_sb_oracle(int *members, int *writes)
 		if (!md_member(&mem[i]))
 			continue;
 		++*members;
-		bad += check_md_sb(&mem[i], &n);
+		bad += check(&mem[i], &n);
 		*writes += n;
 	}
 	return *members ? bad : -1;
@@ -1014,13 +996,18 @@ static int test_main(void)
 	for (i = 0, bad = 0; ok && i < nmem; i++)
 		bad += check_order(&mem[i]);
 	ktap_result(&k, ok && !bad, "every write a member got was flushed before the call returned");
-	bad = ok ? md_sb_oracle(&mds, &sbw) : 1;
+	bad = ok ? md_oracle(check_md_sb, &mds, &sbw) : 1;
 	if (bad < 0)
 		ktap_result(&k, 1, "md's super block written FUA after a flush # SKIP no member holds an md super block");
 	else
 		ktap_result(&k, !bad, "md's super block written FUA after a flush on each of its %d members (%d writes)",
 			    mds, sbw);
-	bad = ok && ok4 ? md_clean_oracle(&mds, &sbw) : !mds ? -1 : 1;
+	bad = ok && ok4 ? md_oracle(check_md_clean, &mds, &sbw) : !mds ? -1 : 1;
+	/* Some member got the unflushed writes, or oracle 4 proved nothing. */
+	if (!bad && !sbw) {
+		ktap_diag("no member logged the unflushed writes before its clean super block");
+		bad = 1;
+	}
 	if (bad < 0)
 		ktap_result(&k, 1, "md flushed what it acknowledged before its super block said clean # SKIP no member holds an md super block");
 	else
