@@ -49,9 +49,10 @@ step faults host/test/faults.sh
 # Walks: a seeded walk on raid10 and on dm-crypt over md, its replay,
 # the kept traces, bad input.
 step explore host/test/explore.sh
-# Mutants: would a test notice the seed series' code wrong?  Four pinned
-# mutants of the fixed seed series on raid10 (killed, equivalent, not
-# reached), the list, the reports, bad input.
+# Mutants: would a test notice the seed series' code wrong?  Seven pinned
+# mutants of the fixed seed series on raid10, durable-raid1, dm-linear and
+# crypt-swapdev (killed, equivalent, not reached), the list, the reports,
+# bad input.
 step mutate host/test/mutate.sh
 step prove make -s prove-swap
 step prove-durability make -s prove-durability

@@ -55,7 +55,8 @@ static void usage(FILE *f)
 	      "  --explore SEED  instead of the tests, a seeded random walk of I/O\n"
 	      "              and layer operations checked against an exact model;\n"
 	      "              --steps N (default 40) or --time S bound it; a failing\n"
-	      "              walk is shrunk (--shrink-runs N guest runs, default 16)\n"
+	      "              walk is shrunk (--shrink-runs N guest runs, default 16);\n"
+	      "              --guided: draw more of what first ran a traced function\n"
 	      "  --replay TRACE  run a walk's trace again (its topology and seed)\n"
 	      "  --mutate    would the tests notice the series' code wrong?  Each\n"
 	      "              mutant (one changed line the series added) is built and\n"
@@ -135,6 +136,7 @@ void parse_args(int argc, char **argv, struct options *o)
 		{ "debug", no_argument, NULL, 'D' },
 		{ "explore", required_argument, NULL, 'x' },
 		{ "steps", required_argument, NULL, 'n' },
+		{ "guided", no_argument, NULL, 'g' },
 		{ "time", required_argument, NULL, 'm' },
 		{ "replay", required_argument, NULL, 'r' },
 		{ "shrink-runs", required_argument, NULL, 'W' },
@@ -219,6 +221,9 @@ void parse_args(int argc, char **argv, struct options *o)
 			o->explore_seed = strtoull(optarg, &end, 10);
 			if (*end || !*optarg)
 				die("--explore %s: the seed is not a number", optarg);
+			break;
+		case 'g':
+			o->guided = true;
 			break;
 		case 'n':
 			o->explore_steps = strtol(optarg, &end, 10);
@@ -334,6 +339,8 @@ void parse_args(int argc, char **argv, struct options *o)
 		die("--explore draws a new walk, --replay re-runs one: not both");
 	if ((o->explore_steps || o->explore_time) && !o->explore)
 		die("--steps and --time bound a walk: they want --explore SEED");
+	if (o->guided && !o->explore)
+		die("--guided steers a new walk: it wants --explore SEED");
 	if (!o->explore_steps)
 		o->explore_steps = o->explore_time ? 100000 : 40;
 	if (!o->all && !o->list && !o->topologies && !o->build_only &&

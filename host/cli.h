@@ -16,8 +16,8 @@ struct options {
 	/* --build-only --artifact DIR; --kernel-artifact DIR */
 	char *artifact, *kernel_artifact;
 	int shard_k, shard_n, repeat;
-	/* --explore SEED, --steps, --time, --replay TRACE, --shrink-runs */
-	bool explore;
+	/* --explore SEED, --guided, --steps, --time, --replay TRACE, --shrink-runs */
+	bool explore, guided;
 	unsigned long long explore_seed;
 	int explore_steps, explore_time, shrink_runs;
 	char *replay;

@@ -295,7 +295,7 @@ void explore_prepare(struct ctx *c)
 			i--;
 			continue;
 		}
-		if (t->noptions + 3 > TOPO_MAX_OPTIONS)
+		if (t->noptions + 4 > TOPO_MAX_OPTIONS)
 			die("topology %s: too many options for a walk", t->name);
 		t->ntests = 1;
 		t->tests[0] = "explore";
@@ -307,6 +307,8 @@ void explore_prepare(struct ctx *c)
 		if (c->o.explore_time)
 			t->options[t->noptions++] =
 				xasprintf("explore-time=%d", c->o.explore_time);
+		if (c->o.guided)
+			t->options[t->noptions++] = xstrdup("explore-guided=1");
 		/* Boot and build, the walk's budget, the settle and the checks. */
 		t->timeout += c->o.explore_time ? c->o.explore_time :
 			      c->o.explore_steps * 5;

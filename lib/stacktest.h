@@ -343,6 +343,10 @@ int wait_written(const char *dev, long long sectors, int pid);
 void trace_diag(const char *name);
 /* The function profiler's calls of name so far, summed over the CPUs. */
 long long profile_hits(const char *name);
+/* set_ftrace_filter's names, allocated into names; how many, -1 unread. */
+int traced_names(char **names, int max);
+/* profile_hits() of n names at once, into hits. */
+void profile_hits_of(char *const *names, int n, long long *hits);
 /*
  * The same, for a test to assert on a path it claims to reach: -1 when
  * name is not being counted (not a changed function of the series, or

@@ -499,6 +499,163 @@ static int full_scan(char *err, size_t len)
 	return r;
 }
 
+/* ---- coverage guidance (runner --explore SEED --guided) ---- */
+
+/*
+ * Every walk watches the function profiler's counts of what the run
+ * traces (the series' changed functions, the topology's layer paths) and
+ * says which step counted each first.  Guided, such a step credits what
+ * it drew (its layer operation, the kinds of its I/O), and a credit
+ * multiplies how often that is drawn again, halved every GUIDE_DECAY
+ * steps so that an old find fades.  The steps, not the seed, then fix a
+ * guided walk (a count depends on timing): its trace replays it.
+ */
+#define GUIDE_MAX_FN 256
+#define GUIDE_CAP 8
+#define GUIDE_DECAY 25
+#define IO_KINDS "WRSDZ"
+
+static struct {
+	bool on, steer;		/* counting; steering the draws by it */
+	int nfn, reached;
+	char *fn[GUIDE_MAX_FN];
+	long long hits[GUIDE_MAX_FN];
+	int first[GUIDE_MAX_FN];	/* the step first counting it; -1: before */
+	int op_credit[16][LAYER_MAX_OPS];
+	int io_credit[sizeof(IO_KINDS) - 1];
+} g;
+
+static void guide_start(void)
+{
+	bool guided = !strcmp(env_or("STACK_OPT_EXPLORE_GUIDED", "0"), "1");
+	int i;
+
+	g.nfn = traced_names(g.fn, GUIDE_MAX_FN);
+	if (g.nfn <= 0) {
+		if (guided)
+			ktap_diag("guided: nothing traced, so nothing to guide by");
+		return;
+	}
+	g.on = true;
+	g.steer = guided;
+	profile_hits_of(g.fn, g.nfn, g.hits);
+	for (i = 0; i < g.nfn; i++) {
+		g.first[i] = g.hits[i] ? -1 : 0;
+		g.reached += !!g.hits[i];
+	}
+	ktap_diag("walk coverage: %d of %d traced functions counted before the walk%s",
+		  g.reached, g.nfn, g.steer ? "; guided by them" : "");
+}
+
+static void credit(int *c, int by)
+{
+	*c = *c + by > GUIDE_CAP ? GUIDE_CAP : *c + by;
+}
+
+/* The step's draws credited with the functions it counted first. */
+static void guide_credit(const struct step *st, int new, char *by,
+			 size_t len)
+{
+	size_t o = 0;
+	int i, k;
+
+	by[0] = 0;
+	for (i = 0; i < w.nkinds && st->has_op; i++) {
+		if (w.kinds[i] != st->op.k)
+			continue;
+		credit(&g.op_credit[i][st->op.op - st->op.k->ops], new);
+		o += snprintf(by + o, len - o, "%s %s", st->op.k->name,
+			      st->op.op->name);
+	}
+	for (k = 0; IO_KINDS[k]; k++) {
+		for (i = 0; i < st->n && st->io[i].kind != IO_KINDS[k]; i++)
+			;
+		if (i == st->n || o >= len)
+			continue;
+		credit(&g.io_credit[k], new);
+		o += snprintf(by + o, len - o, "%s%c", o ? ", " : "",
+			      IO_KINDS[k]);
+	}
+}
+
+static void guide_after(int n, const struct step *st)
+{
+	char names[512] = "", by[160];
+	size_t o = 0;
+	int i, k, new = 0;
+
+	if (!g.on)
+		return;
+	if (g.steer && n % GUIDE_DECAY == 0) {
+		for (i = 0; i < 16; i++)
+			for (k = 0; k < LAYER_MAX_OPS; k++)
+				g.op_credit[i][k] /= 2;
+		for (k = 0; IO_KINDS[k]; k++)
+			g.io_credit[k] /= 2;
+	}
+	profile_hits_of(g.fn, g.nfn, g.hits);
+	for (i = 0; i < g.nfn; i++) {
+		if (g.first[i] || !g.hits[i])
+			continue;
+		g.first[i] = n;
+		new++;
+		if (o < sizeof(names))
+			o += snprintf(names + o, sizeof(names) - o, "%s%s",
+				      o ? " " : "", g.fn[i]);
+	}
+	if (!new)
+		return;
+	g.reached += new;
+	if (!g.steer) {
+		ktap_diag("walk coverage: step %d counted %s first", n, names);
+		return;
+	}
+	guide_credit(st, new, by, sizeof(by));
+	ktap_diag("walk coverage: step %d counted %s first (credit: %s)", n, names,
+		  by[0] ? by : "none");
+}
+
+static void guide_end(void)
+{
+	char line[1024];
+	size_t o = 0;
+	int i, walk = 0;
+
+	if (!g.on)
+		return;
+	for (i = 0; i < g.nfn && o < sizeof(line); i++) {
+		if (g.first[i] <= 0)
+			continue;
+		walk++;
+		o += snprintf(line + o, sizeof(line) - o, " %s@%d", g.fn[i],
+			      g.first[i]);
+	}
+	ktap_diag("walk coverage: %d of %d traced functions counted, %d of them first by the walk:%s",
+		  g.reached, g.nfn, walk, walk ? line : " none");
+}
+
+/* Operation i of kind k's weight, with its credit when guided. */
+static int op_weight_of(int k, int i)
+{
+	int base = w.kinds[k]->ops[i].weight ? w.kinds[k]->ops[i].weight : 4;
+
+	return g.steer ? base * (1 + g.op_credit[k][i]) : base;
+}
+
+/* Guided: an I/O kind by its share times its credit. */
+static char guided_io_kind(void)
+{
+	static const int share[] = { 40, 35, 8, 9, 8 };
+	int k, sum = 0, x;
+
+	for (k = 0; IO_KINDS[k]; k++)
+		sum += share[k] * (1 + g.io_credit[k]);
+	x = rnd() % sum;
+	for (k = 0; x >= share[k] * (1 + g.io_credit[k]); k++)
+		x -= share[k] * (1 + g.io_credit[k]);
+	return IO_KINDS[k];
+}
+
 /* ---- drawing a step ---- */
 
 static long long draw_len(void)
@@ -529,6 +686,8 @@ static bool draw_io(struct step *st, struct io *o)
 
 	memset(o, 0, sizeof(*o));
 	o->kind = r < 40 ? 'W' : r < 75 ? 'R' : r < 83 ? 'S' : r < 92 ? 'D' : 'Z';
+	if (g.steer)
+		o->kind = guided_io_kind();
 	if ((o->kind == 'D' && !w.can_discard) || (o->kind == 'Z' && !w.can_zero))
 		o->kind = 'R';
 	o->mode = rnd() % 2 ? 'd' : 'b';
@@ -551,26 +710,21 @@ static bool draw_io(struct step *st, struct io *o)
 	return true;
 }
 
-static int op_weight(const struct layer_op *op)
-{
-	return op->weight ? op->weight : 4;
-}
-
 /* A kind of the stack, then one of its operations by weight, picked. */
 static bool draw_op(struct lop *l)
 {
-	int tries, i, sum, x;
+	int tries, i, sum, x, ki;
 
 	for (tries = 0; tries < 8 && w.nkinds; tries++) {
-		const struct layer_kind *k = w.kinds[rnd() % w.nkinds];
+		const struct layer_kind *k = w.kinds[ki = rnd() % w.nkinds];
 
 		for (i = sum = 0; i < LAYER_MAX_OPS && k->ops[i].name; i++)
-			sum += op_weight(&k->ops[i]);
+			sum += op_weight_of(ki, i);
 		if (!sum)
 			continue;
 		x = rnd() % sum;
-		for (i = 0; x >= op_weight(&k->ops[i]); i++)
-			x -= op_weight(&k->ops[i]);
+		for (i = 0; x >= op_weight_of(ki, i); i++)
+			x -= op_weight_of(ki, i);
 		l->k = k;
 		l->op = &k->ops[i];
 		if (!l->op->pick(k->name, rnd(), l->args, sizeof(l->args)))
@@ -862,6 +1016,7 @@ static int walk(FILE *trace, int steps, double seconds, int *failed,
 			*failed = n;
 			return -1;
 		}
+		guide_after(n, &st);
 		if (n % 20 == 0)
 			ktap_diag("explore: %d steps, %lld I/Os, %lld layer operations, %.0f s",
 				  n, w.ios, w.ops, mono_s() - t0);
@@ -974,7 +1129,9 @@ static int explore(void)
 	ktap_diag("explore v1 seed=%llu size=%lld target=%s%s discard=%d zeroes=%d",
 		  (unsigned long long)w.seed, w.size, w.file ? "file" : "device",
 		  trace ? " replay" : "", w.can_discard, w.can_zero);
+	guide_start();
 	n = walk(trace, steps, seconds, &failed, err, sizeof(err));
+	guide_end();
 	if (trace)
 		fclose(trace);
 	if (n < 0) {

@@ -41,6 +41,13 @@ again=$(results_of "$out/raid10-replay.log")/base/raid10/explore.trace
 cmp -s <(steps_of "$trace") <(steps_of "$again")
 ok $? "--replay ran the same 120 steps" "$again"
 
+# Guided: the profiler's first counts steer the draws, and say so.
+walk raid10-guided --explore 3 --steps 120 --guided --topology raid10
+glog=$(results_of "$out/raid10-guided.log")/base/raid10/ktap.log
+first=$(sed -n 's/.*walk coverage: [0-9]* of [0-9]* traced functions counted, \([0-9]*\) of them first by the walk.*/\1/p' "$glog")
+[ "${first:-0}" -ge 1 ] && grep -q 'walk coverage: step [0-9]* counted .* first (credit: ' "$glog"
+ok $? "the guided walk counted ${first:-no} traced functions first and credited the draws" "$glog"
+
 # dm's operations (suspend, reload under I/O) on dm-crypt over md.
 walk crypt-raid1-walk --explore 2 --steps 40 --topology crypt-raid1
 
@@ -55,6 +62,8 @@ bad seed-not-a-number '--explore x: the seed is not a number' \
 	--explore x --topology raid10
 bad steps-without-explore '--steps and --time bound a walk' \
 	--steps 3 --topology raid10
+bad guided-without-explore '--guided steers a new walk: it wants --explore SEED' \
+	--guided --topology raid10
 bad swap-on-top 'raid1-swapdev cannot be walked: its top is swap' \
 	--explore 1 --topology raid1-swapdev
 bad two-nodes 'drbd cannot be walked: it has two nodes' \
