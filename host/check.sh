@@ -49,7 +49,7 @@ step faults host/test/faults.sh
 # Walks: a seeded walk on raid10 and on dm-crypt over md, its replay,
 # the kept traces, bad input.
 step explore host/test/explore.sh
-# Mutants: would a test notice the seed series' code wrong?  Seven pinned
+# Mutants: would a test notice the seed series' code wrong?  Eight pinned
 # mutants of the fixed seed series on raid10, durable-raid1, dm-linear and
 # crypt-swapdev (killed, equivalent, not reached), the list, the reports,
 # bad input.

@@ -408,7 +408,9 @@ static bool md_member(const struct member *m)
  * "call-0" (before it, mdadm wrote it from user space) is FUA and comes
  * after a flush with no other write but FUA ones between (dm-log-writes
  * logs a plain write only with the flush that covers it); *n counts
- * them.
+ * them.  It is REQ_META too: blk-cgroup's iolatency and iocost issue a
+ * metadata bio as the root group's (bio_issue_as_root_blkg()), so md's
+ * super block write is never throttled behind the task that caused it.
  */
 static int check_md_sb(const struct member *m, int *n)
 {
@@ -435,13 +437,15 @@ static int check_md_sb(const struct member *m, int *n)
 		}
 		if (started && e.sector <= sb && sb < e.sector + e.nr_sectors) {
 			++*n;
-			if (!(e.flags & LW_FUA) ||
+			if (!(e.flags & LW_FUA) || !(e.flags & LW_METADATA) ||
 			    !(flushed || (e.flags & LW_FLUSH))) {
 				if (bad++ < 4)
-					ktap_diag("%s (%s): md's super block write (log entry %llu) %s%s",
+					ktap_diag("%s (%s): md's super block write (log entry %llu)%s%s%s",
 						  m->name, m->data,
 						  (unsigned long long)e.index,
-						  e.flags & LW_FUA ? "" : "not FUA",
+						  e.flags & LW_FUA ? "" : " not FUA",
+						  e.flags & LW_METADATA ? "" :
+						  " not REQ_META",
 						  flushed || (e.flags & LW_FLUSH) ?
 						  "" : " not after a flush");
 			}
