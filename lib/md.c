@@ -598,8 +598,10 @@ int traced_names(char **names, int max)
 		line[strcspn(line, "\t\n ")] = 0;
 		for (i = 0; i < n && strcmp(names[i], line); i++)
 			;
-		if (line[0] && line[0] != '#' && i == n)
-			names[n++] = strdup(line);
+		if (!line[0] || line[0] == '#' || i < n)
+			continue;
+		names[n] = strdup(line);
+		n += names[n] != NULL;
 	}
 	fclose(f);
 	return n;

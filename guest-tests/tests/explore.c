@@ -564,17 +564,19 @@ static void guide_credit(const struct step *st, int new, char *by,
 		if (w.kinds[i] != st->op.k)
 			continue;
 		credit(&g.op_credit[i][st->op.op - st->op.k->ops], new);
-		o += snprintf(by + o, len - o, "%s %s", st->op.k->name,
-			      st->op.op->name);
+		if (o < len)
+			o += snprintf(by + o, len - o, "%s%s %s", o ? ", " : "",
+				      st->op.k->name, st->op.op->name);
 	}
 	for (k = 0; IO_KINDS[k]; k++) {
 		for (i = 0; i < st->n && st->io[i].kind != IO_KINDS[k]; i++)
 			;
-		if (i == st->n || o >= len)
+		if (i == st->n)
 			continue;
 		credit(&g.io_credit[k], new);
-		o += snprintf(by + o, len - o, "%s%c", o ? ", " : "",
-			      IO_KINDS[k]);
+		if (o < len)
+			o += snprintf(by + o, len - o, "%s%c", o ? ", " : "",
+				      IO_KINDS[k]);
 	}
 }
 
@@ -623,12 +625,13 @@ static void guide_end(void)
 
 	if (!g.on)
 		return;
-	for (i = 0; i < g.nfn && o < sizeof(line); i++) {
+	for (i = 0; i < g.nfn; i++) {
 		if (g.first[i] <= 0)
 			continue;
 		walk++;
-		o += snprintf(line + o, sizeof(line) - o, " %s@%d", g.fn[i],
-			      g.first[i]);
+		if (o < sizeof(line))
+			o += snprintf(line + o, sizeof(line) - o, " %s@%d",
+				      g.fn[i], g.first[i]);
 	}
 	ktap_diag("walk coverage: %d of %d traced functions counted, %d of them first by the walk:%s",
 		  g.reached, g.nfn, walk, walk ? line : " none");
