@@ -560,24 +560,10 @@ static bool stat_name_is(const char *fn, const char *name)
 
 long long profile_hits(const char *name)
 {
-	char path[128], line[256], fn[128];
-	long long hits, sum = 0;
-	int cpu;
+	char *names[] = { (char *)name };
+	long long sum;
 
-	for (cpu = 0;; cpu++) {
-		FILE *f;
-
-		snprintf(path, sizeof(path),
-			 "/sys/kernel/tracing/trace_stat/function%d", cpu);
-		f = fopen(path, "re");
-		if (!f)
-			break;
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, " %127s %lld", fn, &hits) == 2 &&
-			    stat_name_is(fn, name))
-				sum += hits;
-		fclose(f);
-	}
+	profile_hits_of(names, 1, &sum);
 	return sum;
 }
 
