@@ -50,6 +50,7 @@
 #define SECT 512
 #define MAXSET 6
 #define MAXIO 4
+#define MAX_KINDS 16	/* layer kinds in one stack */
 #define MAX_TARGET (32LL << 20)
 #define TRACE_PATH "/etc/explore.trace"
 
@@ -91,7 +92,7 @@ static struct {
 	long long size, nblocks;
 	struct bset *model;
 	uint32_t next_id;
-	const struct layer_kind *kinds[16];
+	const struct layer_kind *kinds[MAX_KINDS];
 	int nkinds;
 	long long ios, ops, skipped;
 } w;
@@ -521,7 +522,7 @@ static struct {
 	char *fn[GUIDE_MAX_FN];
 	long long hits[GUIDE_MAX_FN];
 	int first[GUIDE_MAX_FN];	/* the step first counting it; -1: before */
-	int op_credit[16][LAYER_MAX_OPS];
+	int op_credit[MAX_KINDS][LAYER_MAX_OPS];
 	int io_credit[sizeof(IO_KINDS) - 1];
 } g;
 
@@ -589,7 +590,7 @@ static void guide_after(int n, const struct step *st)
 	if (!g.on)
 		return;
 	if (g.steer && n % GUIDE_DECAY == 0) {
-		for (i = 0; i < 16; i++)
+		for (i = 0; i < MAX_KINDS; i++)
 			for (k = 0; k < LAYER_MAX_OPS; k++)
 				g.op_credit[i][k] /= 2;
 		for (k = 0; IO_KINDS[k]; k++)
@@ -940,7 +941,7 @@ static void stack_kinds(void)
 	char kinds[256], *save = NULL, *k;
 
 	snprintf(kinds, sizeof(kinds), "%s", env_or("STACK_KINDS", ""));
-	for (k = strtok_r(kinds, " ", &save); k && w.nkinds < 16;
+	for (k = strtok_r(kinds, " ", &save); k && w.nkinds < MAX_KINDS;
 	     k = strtok_r(NULL, " ", &save))
 		if (layer_kind(k))
 			w.kinds[w.nkinds++] = layer_kind(k);
